@@ -1,0 +1,4 @@
+import LockstepServer
+import LockstepPostgres
+import LockstepClient
+print("lockstep")
