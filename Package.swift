@@ -94,6 +94,7 @@ let package = Package(
                 "LockstepCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
     ]

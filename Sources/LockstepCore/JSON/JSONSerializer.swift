@@ -1,0 +1,121 @@
+/// Writes ``JSONValue``s as JSON text.
+///
+/// Output is deterministic: object members are written in the order of their names' UTF-8 bytes,
+/// so the same value always gives the same bytes (what caches, hashes and commitments need).
+/// Non-ASCII text is written as UTF-8, not escaped; control characters, quotes and backslashes
+/// are escaped. Floating-point numbers are written in the shortest form that reads back to the
+/// same `Double` and always with a decimal point or exponent, so they stay floating-point.
+public struct JSONSerializer: Sendable {
+    /// Whether to break lines and indent nested values by two spaces, for people to read.
+    public var prettyPrinted: Bool
+
+    public init(prettyPrinted: Bool = false) {
+        self.prettyPrinted = prettyPrinted
+    }
+
+    public func bytes(_ value: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(64)
+        write(value, into: &output, indent: 0)
+        return output
+    }
+
+    public func string(_ value: JSONValue) -> String {
+        String(decoding: bytes(value), as: UTF8.self)
+    }
+
+    private func write(_ value: JSONValue, into output: inout [UInt8], indent: Int) {
+        switch value {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let integer): output.append(contentsOf: String(integer).utf8)
+        case .number(let number): writeNumber(number, into: &output)
+        case .string(let text): Self.writeString(text, into: &output)
+        case .array(let elements): writeArray(elements, into: &output, indent: indent)
+        case .object(let members): writeObject(members, into: &output, indent: indent)
+        }
+    }
+
+    private func writeNumber(_ number: Double, into output: inout [UInt8]) {
+        // JSON has no infinities or NaN; the parser never makes them, and a value built in
+        // code that holds one is written as null rather than as invalid JSON.
+        guard number.isFinite else {
+            output.append(contentsOf: "null".utf8)
+            return
+        }
+        output.append(contentsOf: number.description.utf8)
+    }
+
+    private func writeArray(_ elements: [JSONValue], into output: inout [UInt8], indent: Int) {
+        guard !elements.isEmpty else {
+            output.append(contentsOf: "[]".utf8)
+            return
+        }
+        output.append(UInt8(ascii: "["))
+        for (offset, element) in elements.enumerated() {
+            if offset > 0 { output.append(UInt8(ascii: ",")) }
+            breakLine(into: &output, indent: indent + 1)
+            write(element, into: &output, indent: indent + 1)
+        }
+        breakLine(into: &output, indent: indent)
+        output.append(UInt8(ascii: "]"))
+    }
+
+    private func writeObject(_ members: JSONObject, into output: inout [UInt8], indent: Int) {
+        guard !members.isEmpty else {
+            output.append(contentsOf: "{}".utf8)
+            return
+        }
+        output.append(UInt8(ascii: "{"))
+        for (offset, name) in members.keys.sorted(by: Self.utf8Order).enumerated() {
+            if offset > 0 { output.append(UInt8(ascii: ",")) }
+            breakLine(into: &output, indent: indent + 1)
+            Self.writeString(name, into: &output)
+            output.append(UInt8(ascii: ":"))
+            if prettyPrinted { output.append(UInt8(ascii: " ")) }
+            write(members[name]!, into: &output, indent: indent + 1)
+        }
+        breakLine(into: &output, indent: indent)
+        output.append(UInt8(ascii: "}"))
+    }
+
+    private func breakLine(into output: inout [UInt8], indent: Int) {
+        guard prettyPrinted else { return }
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
+    }
+
+    static func utf8Order(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    static func writeString(_ text: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
+            case 0x08: output.append(contentsOf: #"\b"#.utf8)
+            case 0x0C: output.append(contentsOf: #"\f"#.utf8)
+            case 0..<0x20:
+                let hexDigits = Array("0123456789abcdef".utf8)
+                output.append(contentsOf: #"\u00"#.utf8)
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0xF)])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONValue: CustomStringConvertible {
+    /// The value as compact JSON text.
+    public var description: String { JSONSerializer().string(self) }
+
+    /// The value as compact UTF-8 JSON.
+    public var jsonBytes: [UInt8] { JSONSerializer().bytes(self) }
+}
