@@ -1,0 +1,90 @@
+public import LockstepCore
+import Synchronization
+
+/// One accepted change, ready to announce.
+public struct ChangeEvent: Sendable {
+    public var scope: BucketScope
+    public var change: ChangeRecord
+    /// The bucket's change version after this change.
+    public var version: ChangeVersion
+
+    public init(scope: BucketScope, change: ChangeRecord, version: ChangeVersion) {
+        self.scope = scope
+        self.change = change
+        self.version = version
+    }
+
+    /// The change as the streaming protocol and `GET /changes` send it:
+    /// `{"clientid","id","o","v","sv","ev","cv","ccids"}`, with no `sv` for a creation.
+    public var wireJSON: JSONValue {
+        var fields: JSONObject = [
+            "clientid": .string(change.clientID), "id": .string(change.key), "o": .string(change.operation.rawValue),
+            "ev": .integer(Int64(change.endVersion)), "cv": .string(version.description), "ccids": [.string(change.changeID)],
+        ]
+        if let diff = change.diff { fields["v"] = diff.json }
+        if let sourceVersion = change.sourceVersion { fields["sv"] = .integer(Int64(sourceVersion)) }
+        return .object(fields)
+    }
+}
+
+/// Announces accepted changes to everyone listening to a bucket: streaming connections,
+/// long-polling HTTP requests, and (on PostgreSQL) the other server nodes.
+///
+/// Subscribers must not block: a connection queues what it receives and drains it on its
+/// own task, so one slow reader never holds up the rest.
+public final class ChangeHub: Sendable {
+    public typealias Subscriber = @Sendable (ChangeEvent) -> Void
+
+    public struct Subscription: Sendable, Hashable {
+        let scope: BucketScope
+        let id: Int
+    }
+
+    private struct State {
+        var nextID = 0
+        var subscribers: [BucketScope: [Int: Subscriber]] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let forwarders = Mutex<[@Sendable (ChangeEvent) -> Void]>([])
+
+    public init() {}
+
+    public func subscribe(_ scope: BucketScope, _ subscriber: @escaping Subscriber) -> Subscription {
+        state.withLock { state in
+            state.nextID += 1
+            state.subscribers[scope, default: [:]][state.nextID] = subscriber
+            return Subscription(scope: scope, id: state.nextID)
+        }
+    }
+
+    public func unsubscribe(_ subscription: Subscription) {
+        state.withLock { state in
+            state.subscribers[subscription.scope]?[subscription.id] = nil
+            if state.subscribers[subscription.scope]?.isEmpty == true { state.subscribers[subscription.scope] = nil }
+        }
+    }
+
+    /// How many subscribers listen to a bucket.
+    public func subscriberCount(_ scope: BucketScope) -> Int {
+        state.withLock { $0.subscribers[scope]?.count ?? 0 }
+    }
+
+    /// Announces a change made on this node: to local subscribers and to every forwarder
+    /// (which tells other nodes).
+    public func publish(_ event: ChangeEvent) {
+        deliverLocally(event)
+        for forward in forwarders.withLock({ $0 }) { forward(event) }
+    }
+
+    /// Announces a change that another node made, to local subscribers only.
+    public func deliverLocally(_ event: ChangeEvent) {
+        let targets = state.withLock { state in state.subscribers[event.scope].map { Array($0.values) } ?? [] }
+        for deliver in targets { deliver(event) }
+    }
+
+    /// Adds a hook that sees every change published on this node, to pass it to other nodes.
+    public func addForwarder(_ forward: @escaping @Sendable (ChangeEvent) -> Void) {
+        forwarders.withLock { $0.append(forward) }
+    }
+}

@@ -1,0 +1,63 @@
+public import LockstepCore
+
+/// Reads a change in the shape clients send it, over the streaming socket (`c:{…}`) or in
+/// the body of `POST /changes`:
+/// `{"id","ccid","o":"M"|"-","sv"?,"v"?,"d"?}`, with `sv` a number or a numeric string.
+public enum ChangeMessage {
+    public static func parse(_ json: JSONValue, clientID: String) throws(ChangeRejection) -> IncomingChange {
+        guard case .object(let fields) = json else {
+            throw ChangeRejection(.badRequest, "a change must be a JSON object, not \(json.typeName)")
+        }
+        guard case .string(let key)? = fields["id"] else { throw ChangeRejection(.badRequest, "a change needs a string \"id\"") }
+        guard case .string(let changeID)? = fields["ccid"] else { throw ChangeRejection(.badRequest, "a change needs a string \"ccid\"") }
+        var sourceVersion: Int?
+        switch fields["sv"] {
+        case nil, .null?:
+            break
+        case .integer(let number)?:
+            sourceVersion = Int(clamping: number)
+        case .string(let text)? where Int(text) != nil:
+            sourceVersion = Int(text)
+        default:
+            throw ChangeRejection(.badRequest, "\"sv\" must be a version number")
+        }
+        let editTime = fields["t"]?.integerValue
+        let operation: IncomingChange.Operation
+        switch fields["o"]?.stringValue {
+        case "-":
+            operation = .remove
+        case "M":
+            var fullData: JSONObject?
+            if let data = fields["d"] {
+                guard case .object(let members) = data else {
+                    throw ChangeRejection(.badRequest, "\"d\" must be the whole object")
+                }
+                fullData = members
+            }
+            var diff: ObjectDiff?
+            if fullData == nil {
+                guard let value = fields["v"] else { throw ChangeRejection(.badRequest, "a change needs a diff \"v\" or the object \"d\"") }
+                do {
+                    diff = try ObjectDiff(json: value)
+                } catch {
+                    throw ChangeRejection(.invalidDiff, "the diff is malformed: \(error)")
+                }
+            }
+            operation = .modify(diff: diff, fullData: fullData)
+        case let other:
+            throw ChangeRejection(.badRequest, "unsupported change operation \(other.map { "\"\($0)\"" } ?? "(none)")")
+        }
+        return IncomingChange(
+            key: key, changeID: changeID, clientID: clientID, operation: operation, sourceVersion: sourceVersion,
+            editTime: editTime)
+    }
+
+    /// The error a client gets for a refused change: `{"clientid","id","ccids","error"}`, plus
+    /// Lockstep's `message` saying what was wrong (Simperium clients ignore fields they don't know).
+    public static func rejection(_ rejection: ChangeRejection, key: String, changeID: String, clientID: String) -> JSONValue {
+        [
+            "clientid": .string(clientID), "id": .string(key), "ccids": [.string(changeID)],
+            "error": .integer(Int64(rejection.code)), "message": .string(rejection.message),
+        ]
+    }
+}

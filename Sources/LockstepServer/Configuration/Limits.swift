@@ -1,0 +1,29 @@
+/// Every limit the server enforces, by name, with its default. Each is configurable from the
+/// command line and the environment (see `lockstep serve --help`).
+public struct Limits: Sendable, Equatable {
+    /// The largest object, as compact JSON, that a change may leave behind.
+    public var maximumObjectBytes = 2 * 1024 * 1024
+    /// The largest HTTP request body.
+    public var maximumRequestBytes = 8 * 1024 * 1024
+    /// The largest message a streaming client may send.
+    public var maximumMessageBytes = 4 * 1024 * 1024
+    /// How many versions of each object are kept for late changes and history requests.
+    public var retainedVersions = 60
+    /// The default and largest page of `index` requests.
+    public var defaultIndexPage = 100
+    public var maximumIndexPage = 1000
+    /// How long `GET /changes` waits for a change before answering with none.
+    public var changesLongPollSeconds = 25.0
+    /// A streaming connection that sends nothing (not even a heartbeat) for this long is closed.
+    public var heartbeatTimeoutSeconds = 40.0
+    /// Bytes queued for one streaming connection before it counts as a slow reader and is closed.
+    public var outgoingBufferBytes = 8 * 1024 * 1024
+    /// Messages one streaming connection may send per second (a burst of twice as many is allowed).
+    public var messagesPerSecond = 500.0
+    /// How long an access token stays valid.
+    public var tokenLifetimeSeconds = 90.0 * 24 * 3600
+    /// scrypt's cost parameter N for password hashes (a power of two).
+    public var passwordHashCost = 1 << 15
+
+    public init() {}
+}

@@ -1,0 +1,173 @@
+import HTTPTypes
+import Hummingbird
+import LockstepCore
+
+/// `GET /index`, `GET|POST /changes` and the admin's `GET /all` of a bucket.
+struct FeedRoutes<Context: RequestContext> {
+    let services: LockstepServices
+
+    func add(to router: Router<Context>) {
+        router.get("/1/{app}/{bucket}/index") { request, context in try await index(request, context) }
+        router.get("/1/{app}/{bucket}/changes") { request, context in try await changes(request, context) }
+        router.post("/1/{app}/{bucket}/changes") { request, context in try await postChanges(request, context) }
+        router.get("/1/{app}/{bucket}/all") { request, context in try await all(request, context) }
+    }
+
+    private func index(_ request: Request, _ context: Context) async throws -> Response {
+        let (identity, bucket) = try await caller(request, context)
+        let limits = services.limits
+        let limit = try request.queryInteger("limit", range: 1...limits.maximumIndexPage) ?? limits.defaultIndexPage
+        return try await mappingServiceErrors {
+            let scope = try await services.scope(for: identity, bucket: bucket, writing: false)
+            var snapshot: ChangeVersion?
+            var after: IndexPosition?
+            if let mark = request.query("mark") {
+                guard let parsed = IndexMark(mark) else { throw HTTPError(.badRequest, message: "mark \(mark) is not one this server gave") }
+                snapshot = parsed.snapshot
+                after = IndexPosition(sequence: parsed.position, key: "")
+            }
+            var changedAfter: Int64?
+            if let since = request.query("since") {
+                guard let cursor = ChangeVersion(since) else { throw HTTPError(.badRequest, message: "since must be a change version") }
+                changedAfter = cursor.sequence
+            }
+            let page = try await services.store.index(
+                scope,
+                IndexQuery(snapshot: snapshot?.sequence, after: after, changedAfter: changedAfter, limit: limit,
+                           includeData: request.flag("data")))
+            let current = snapshot ?? page.current
+            return .json(IndexResponse.json(page, current: current))
+        }
+    }
+
+    private func changes(_ request: Request, _ context: Context) async throws -> Response {
+        let (identity, bucket) = try await caller(request, context)
+        let limit = try request.queryInteger("limit", range: 1...services.limits.maximumIndexPage) ?? services.limits.defaultIndexPage
+        return try await mappingServiceErrors {
+            let scope = try await services.scope(for: identity, bucket: bucket, writing: false)
+            let waiter = ChangeWaiter(hub: services.hub, scope: scope)
+            defer { waiter.cancel() }
+            let current = try await services.store.currentVersion(of: scope)
+            var cursor = ChangeVersion(epoch: current.epoch, sequence: 0)
+            if let text = request.query("cv") {
+                guard let parsed = ChangeVersion(text) else { throw HTTPError(.notFound, message: "cv \(text) is not known") }
+                cursor = parsed
+            }
+            guard var records = try await services.store.feed(scope, after: cursor, limit: limit) else {
+                throw HTTPError(.notFound, message: "cv \(cursor) is not known for this bucket; index it again")
+            }
+            if records.isEmpty {
+                await waiter.wait(seconds: services.limits.changesLongPollSeconds)
+                records = try await services.store.feed(scope, after: cursor, limit: limit) ?? []
+            }
+            return .json(.array(records.map { ChangeEvent(scope: scope, change: $0, version: ChangeVersion(epoch: cursor.epoch, sequence: $0.sequence)).wireJSON }))
+        }
+    }
+
+    private func postChanges(_ request: Request, _ context: Context) async throws -> Response {
+        var request = request
+        let (identity, bucket) = try await caller(request, context)
+        let body = try await request.jsonBody(limit: services.limits.maximumRequestBytes)
+        guard case .array(let messages) = body else { throw HTTPError(.badRequest, message: "the body must be a JSON array of changes") }
+        let clientID = request.query("clientid") ?? "http"
+        return try await mappingServiceErrors {
+            let scope = try await services.scope(for: identity, bucket: bucket, writing: true)
+            var results: [JSONValue] = []
+            for message in messages {
+                do {
+                    let change = try ChangeMessage.parse(message, clientID: clientID)
+                    results.append(try await services.buckets.apply(change, to: scope).wireJSON)
+                } catch let rejection as ChangeRejection {
+                    results.append(ChangeMessage.rejection(
+                        rejection, key: message["id"]?.stringValue ?? "", changeID: message["ccid"]?.stringValue ?? "",
+                        clientID: clientID))
+                }
+            }
+            return .json(.array(results))
+        }
+    }
+
+    private func all(_ request: Request, _ context: Context) async throws -> Response {
+        let (identity, bucket) = try await caller(request, context)
+        guard identity.isAdmin, identity.userID == nil else { throw HTTPError(.forbidden, message: "only the app's admin token reads /all") }
+        let limit = try request.queryInteger("batch", range: 1...services.limits.maximumIndexPage) ?? services.limits.defaultIndexPage
+        var cursor: Int64 = 0
+        if let text = request.query("cv") {
+            guard let parsed = ChangeVersion(text) else { throw HTTPError(.notFound, message: "cv \(text) is not known") }
+            cursor = parsed.sequence
+        }
+        let skipped = Set(request.uri.queryParameters.getAll("skip_clientid"))
+        let deadline = ContinuousClock.now + .seconds(services.limits.changesLongPollSeconds)
+        var entries = try await services.store.appFeed(appID: identity.appID, bucket: bucket, after: cursor, limit: limit)
+        while entries.isEmpty && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            entries = try await services.store.appFeed(appID: identity.appID, bucket: bucket, after: cursor, limit: limit)
+        }
+        var results: [JSONValue] = []
+        for entry in entries where !skipped.contains(entry.change.clientID) {
+            let scope = BucketScope(appID: identity.appID, ownerKey: entry.ownerKey, bucket: bucket)
+            var json = ChangeEvent(scope: scope, change: entry.change, version: ChangeVersion(epoch: 0, sequence: entry.appSequence))
+                .wireJSON.objectValue!
+            json["id"] = .string(entry.ownerKey.isEmpty ? entry.change.key : "\(entry.ownerKey)/\(entry.change.key)")
+            if request.flag("username"), !entry.ownerKey.isEmpty {
+                json["username"] = (try await services.store.user(appID: identity.appID, id: entry.ownerKey)?.username).map(JSONValue.string)
+            }
+            if request.flag("data"), let object = try await services.store.object(scope, key: entry.change.key), !object.isDeleted {
+                json["d"] = .object(object.data)
+            }
+            results.append(.object(json))
+        }
+        return .json(.array(results))
+    }
+
+    private func caller(_ request: Request, _ context: Context) async throws -> (AccountService.Identity, String) {
+        let app = try context.parameters.require("app")
+        let bucket = try context.parameters.require("bucket")
+        let identity = try await mappingServiceErrors {
+            try await services.accounts.authenticate(
+                appID: app, token: request.headers[.simperiumToken], actingUserID: request.headers[.simperiumUser])
+        }
+        return (identity, bucket)
+    }
+}
+
+/// An index page's `mark`: the walk's snapshot version and where the next page starts.
+struct IndexMark {
+    var snapshot: ChangeVersion
+    var position: Int64
+
+    init(snapshot: ChangeVersion, position: Int64) {
+        self.snapshot = snapshot
+        self.position = position
+    }
+
+    init?(_ text: String) {
+        guard text.utf8.count == 40, let snapshot = ChangeVersion(text.prefix(24)),
+            let position = UInt64(text.suffix(16), radix: 16)
+        else { return nil }
+        self.init(snapshot: snapshot, position: Int64(truncatingIfNeeded: position))
+    }
+
+    var description: String {
+        let digits = String(UInt64(position), radix: 16)
+        return snapshot.description + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+/// The index response both protocols share: `{"current","index":[{"id","v","d"?}],"mark"?}`.
+enum IndexResponse {
+    static func json(_ page: IndexPage, current: ChangeVersion) -> JSONValue {
+        var fields: JSONObject = [
+            "current": .string(current.description),
+            "index": .array(page.entries.map { entry in
+                var item: JSONObject = ["id": .string(entry.key), "v": .integer(Int64(entry.version))]
+                if let data = entry.data { item["d"] = .object(data) }
+                return .object(item)
+            }),
+        ]
+        if let next = page.next {
+            fields["mark"] = .string(IndexMark(snapshot: current, position: next.sequence).description)
+        }
+        return .object(fields)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import LockstepCore
+public import Logging
+
+/// Everything a request handler needs, built once per server.
+public struct LockstepServices: Sendable {
+    public let store: any SyncStore
+    public let accounts: AccountService
+    public let buckets: BucketService
+    public let hub: ChangeHub
+    public let limits: Limits
+    public let clock: ServerClockSource
+    public let logger: Logger
+
+    public init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger) {
+        self.store = store
+        self.limits = limits
+        self.clock = clock
+        self.logger = logger
+        self.hub = ChangeHub()
+        self.accounts = AccountService(store: store, limits: limits, now: { clock.now() })
+        self.buckets = BucketService(store: store, hub: hub, limits: limits)
+    }
+
+    /// The options of a bucket, defaults when none were set.
+    public func options(appID: String, bucket: String) async throws -> BucketOptions {
+        guard let json = try await store.bucketOptions(appID: appID, bucket: bucket) else { return BucketOptions() }
+        return try BucketOptions(json: json)
+    }
+
+    /// The scope a request reaches: the user's own bucket, or the app's shared one.
+    ///
+    /// This is the one place that turns a bucket name into storage, so every route that calls it
+    /// keeps users out of each other's data.
+    public func scope(for identity: AccountService.Identity, bucket: String, writing: Bool) async throws -> BucketScope {
+        guard EntityName.isValid(bucket), !bucket.hasPrefix("__") else {
+            throw ChangeRejection(.badRequest, "\"\(bucket)\" is not a valid bucket name: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")
+        }
+        let options = try await options(appID: identity.appID, bucket: bucket)
+        if writing && options.isReadOnly && !identity.isAdmin {
+            throw AccountError(.forbidden, "bucket \(bucket) is read-only; only the admin token writes it")
+        }
+        if options.isShared { return BucketScope(appID: identity.appID, owner: .shared, bucket: bucket) }
+        guard let userID = identity.userID else {
+            throw AccountError(.badRequest, "the admin token must name a user with X-Simperium-User for bucket \(bucket)")
+        }
+        return BucketScope(appID: identity.appID, owner: .user(userID), bucket: bucket)
+    }
+}
+
+/// The server's clock: nanoseconds since the Unix epoch, optionally shifted by a fixed offset
+/// so tests and benchmarks can check that clients find a known, non-zero offset.
+public struct ServerClockSource: Sendable {
+    /// The shift added to the real time; non-zero only with the testing-only `--clock-offset-ms`.
+    public var offsetNanoseconds: Int64
+
+    public init(offsetNanoseconds: Int64 = 0) {
+        self.offsetNanoseconds = offsetNanoseconds
+    }
+
+    public func now() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec) + offsetNanoseconds
+    }
+}

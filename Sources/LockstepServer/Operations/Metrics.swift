@@ -1,0 +1,27 @@
+import Metrics
+public import Prometheus
+import Synchronization
+
+/// The server's metrics, exported in Prometheus' text format at `GET /metrics`.
+///
+/// swift-metrics has one factory per process; the first server to start installs Prometheus'
+/// and every later one (tests start several) reports into the same registry.
+public enum LockstepMetrics {
+    private static let installed = Mutex<PrometheusCollectorRegistry?>(nil)
+
+    /// The registry, installing it as the process's metrics backend the first time.
+    public static var registry: PrometheusCollectorRegistry {
+        installed.withLock { registry in
+            if let registry { return registry }
+            let created = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: created))
+            registry = created
+            return created
+        }
+    }
+
+    static let changesApplied = Counter(label: "lockstep_changes_applied_total")
+    static let changesRejected = Counter(label: "lockstep_changes_rejected_total")
+    static let socketConnections = Gauge(label: "lockstep_socket_connections")
+    static let slowReadersClosed = Counter(label: "lockstep_slow_readers_closed_total")
+}

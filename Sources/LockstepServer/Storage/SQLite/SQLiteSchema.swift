@@ -1,0 +1,92 @@
+import GRDB
+
+/// The embedded store's tables, created and upgraded by migrations.
+enum SQLiteSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE apps (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    api_key_hash TEXT NOT NULL,
+                    admin_token_hash TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    last_sequence INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE TABLE users (
+                    app_id TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    username TEXT NOT NULL,
+                    password_hash TEXT,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, id),
+                    UNIQUE (app_id, username)
+                ) WITHOUT ROWID;
+                CREATE TABLE tokens (
+                    token_hash TEXT PRIMARY KEY,
+                    app_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER
+                ) WITHOUT ROWID;
+                CREATE TABLE bucket_options (
+                    app_id TEXT NOT NULL,
+                    bucket TEXT NOT NULL,
+                    options TEXT NOT NULL,
+                    PRIMARY KEY (app_id, bucket)
+                ) WITHOUT ROWID;
+                CREATE TABLE buckets (
+                    app_id TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    epoch INTEGER NOT NULL,
+                    last_sequence INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, owner, name)
+                ) WITHOUT ROWID;
+                CREATE TABLE objects (
+                    app_id TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    bucket TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    data TEXT NOT NULL,
+                    deleted INTEGER NOT NULL,
+                    member_stamps TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, owner, bucket, key)
+                ) WITHOUT ROWID;
+                CREATE INDEX objects_by_sequence ON objects (app_id, owner, bucket, sequence);
+                CREATE TABLE versions (
+                    app_id TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    bucket TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    data TEXT NOT NULL,
+                    PRIMARY KEY (app_id, owner, bucket, key, version)
+                ) WITHOUT ROWID;
+                CREATE TABLE changes (
+                    app_id TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    bucket TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    key TEXT NOT NULL,
+                    operation TEXT NOT NULL,
+                    source_version INTEGER,
+                    end_version INTEGER NOT NULL,
+                    diff TEXT,
+                    client_id TEXT NOT NULL,
+                    change_id TEXT NOT NULL,
+                    edit_time INTEGER,
+                    app_sequence INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, owner, bucket, sequence)
+                ) WITHOUT ROWID;
+                CREATE INDEX changes_by_app_sequence ON changes (app_id, bucket, app_sequence);
+                CREATE UNIQUE INDEX changes_by_change_id ON changes (app_id, owner, bucket, change_id);
+                CREATE INDEX changes_by_key ON changes (app_id, owner, bucket, key, end_version);
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import LockstepServer
+
+/// The server's limits as command-line options, each also read from an environment variable
+/// (`--max-object-bytes` from `LOCKSTEP_MAX_OBJECT_BYTES`, and so on).
+struct LimitOptions: ParsableArguments {
+    @Option(name: .customLong("max-object-bytes"), help: "Largest object, as compact JSON.")
+    var maximumObjectBytes: Int?
+    @Option(name: .customLong("max-request-bytes"), help: "Largest HTTP request body.")
+    var maximumRequestBytes: Int?
+    @Option(name: .customLong("max-message-bytes"), help: "Largest streaming message.")
+    var maximumMessageBytes: Int?
+    @Option(name: .customLong("retained-versions"), help: "Versions kept per object.")
+    var retainedVersions: Int?
+    @Option(name: .customLong("changes-wait-seconds"), help: "How long GET /changes waits for a change.")
+    var changesLongPollSeconds: Double?
+    @Option(name: .customLong("heartbeat-timeout-seconds"), help: "Silence after which a streaming connection is closed.")
+    var heartbeatTimeoutSeconds: Double?
+    @Option(name: .customLong("outgoing-buffer-bytes"), help: "Bytes queued for a streaming connection before it is closed as a slow reader.")
+    var outgoingBufferBytes: Int?
+    @Option(name: .customLong("messages-per-second"), help: "Messages a streaming connection may send per second.")
+    var messagesPerSecond: Double?
+    @Option(name: .customLong("token-lifetime-seconds"), help: "How long access tokens stay valid.")
+    var tokenLifetimeSeconds: Double?
+    @Option(name: .customLong("password-hash-cost"), help: "scrypt cost N for password hashes (a power of two).")
+    var passwordHashCost: Int?
+
+    func resolved() throws -> Limits {
+        var limits = Limits()
+        func pick<T: LosslessStringConvertible>(_ option: T?, _ variable: String) throws -> T? {
+            if let option { return option }
+            guard let text = ProcessInfo.processInfo.environment[variable] else { return nil }
+            guard let value = T(text) else { throw ValidationError("\(variable)=\(text) is not valid") }
+            return value
+        }
+        if let value = try pick(maximumObjectBytes, "LOCKSTEP_MAX_OBJECT_BYTES") { limits.maximumObjectBytes = value }
+        if let value = try pick(maximumRequestBytes, "LOCKSTEP_MAX_REQUEST_BYTES") { limits.maximumRequestBytes = value }
+        if let value = try pick(maximumMessageBytes, "LOCKSTEP_MAX_MESSAGE_BYTES") { limits.maximumMessageBytes = value }
+        if let value = try pick(retainedVersions, "LOCKSTEP_RETAINED_VERSIONS") { limits.retainedVersions = value }
+        if let value = try pick(changesLongPollSeconds, "LOCKSTEP_CHANGES_WAIT_SECONDS") { limits.changesLongPollSeconds = value }
+        if let value = try pick(heartbeatTimeoutSeconds, "LOCKSTEP_HEARTBEAT_TIMEOUT_SECONDS") { limits.heartbeatTimeoutSeconds = value }
+        if let value = try pick(outgoingBufferBytes, "LOCKSTEP_OUTGOING_BUFFER_BYTES") { limits.outgoingBufferBytes = value }
+        if let value = try pick(messagesPerSecond, "LOCKSTEP_MESSAGES_PER_SECOND") { limits.messagesPerSecond = value }
+        if let value = try pick(tokenLifetimeSeconds, "LOCKSTEP_TOKEN_LIFETIME_SECONDS") { limits.tokenLifetimeSeconds = value }
+        if let value = try pick(passwordHashCost, "LOCKSTEP_PASSWORD_HASH_COST") {
+            guard value > 1, value & (value - 1) == 0 else { throw ValidationError("the password hash cost must be a power of two") }
+            limits.passwordHashCost = value
+        }
+        return limits
+    }
+}

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+@main
+struct LockstepCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lockstep",
+        abstract: "Shared time and shared state for apps: the Lockstep server and the tools around it.",
+        subcommands: [
+            Serve.self, Apps.self, Tokens.self,
+            DiffCommand.self, PatchCommand.self, TransformCommand.self,
+        ])
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import LockstepServer
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the Lockstep server.",
+        discussion: """
+            Stores everything in an embedded SQLite database under ./lockstep-data/ unless told otherwise. \
+            On first start it creates a default app and prints its credentials once.
+            """)
+
+    @Option(help: "Address to listen on (env LOCKSTEP_HOST).")
+    var host: String?
+
+    @Option(help: "Port to listen on; 0 picks a free one (env LOCKSTEP_PORT).")
+    var port: Int?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (env LOCKSTEP_LOG_LEVEL).")
+    var logLevel: String?
+
+    @OptionGroup var storage: StorageOptions
+    @OptionGroup var limits: LimitOptions
+
+    @Option(name: .customLong("clock-offset-ms"), help: ArgumentHelp("Testing only: report server time shifted by this many milliseconds.", visibility: .hidden))
+    var clockOffsetMilliseconds: Double = 0
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let levelName = logLevel ?? environment["LOCKSTEP_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level \(levelName)") }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: "lockstep")
+        logger.logLevel = level
+
+        let host = host ?? environment["LOCKSTEP_HOST"] ?? "127.0.0.1"
+        guard let port = port ?? environment["LOCKSTEP_PORT"].map({ Int($0) }) ?? 8080 else {
+            throw ValidationError("LOCKSTEP_PORT must be a port number")
+        }
+        let store = try await storage.openStore()
+        let services = LockstepServices(
+            store: store, limits: try limits.resolved(), clock: ServerClockSource(offsetNanoseconds: Int64(clockOffsetMilliseconds * 1e6)),
+            logger: logger)
+        if clockOffsetMilliseconds != 0 {
+            logger.warning("testing only: server time is shifted by \(clockOffsetMilliseconds) ms")
+        }
+        try await DefaultApp.ensure(services: services, storage: storage)
+        let app = LockstepServer.application(services: services, host: host, port: port) { channel in
+            let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)"
+            say("Lockstep is listening on http://\(address), storing data in \(storage.storeDescription)")
+        }
+        try await app.runService()
+    }
+}
+
+/// The app a fresh server creates so that it is usable at once.
+enum DefaultApp {
+    static func ensure(services: LockstepServices, storage: StorageOptions) async throws {
+        guard try await services.store.apps().isEmpty else { return }
+        let credentials = try await services.accounts.createApp(name: "default")
+        let text = """
+            {
+              "app_id": "\(credentials.appID)",
+              "api_key": "\(credentials.apiKey)",
+              "admin_token": "\(credentials.adminToken)"
+            }
+
+            """
+        var keptIn = "nowhere (the store is not a local directory): copy them now"
+        if storage.resolvedDatabaseURL == nil {
+            let path = storage.resolvedDataDirectory + "/default-app.json"
+            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw ValidationError("could not write the default app's credentials to \(path)")
+            }
+            keptIn = "\(path) (readable by you only)"
+        }
+        say("""
+            Created the default app. Its credentials are shown once here, and kept in \(keptIn):
+              app id:      \(credentials.appID)
+              API key:     \(credentials.apiKey)
+              admin token: \(credentials.adminToken)
+            """)
+    }
+}

@@ -1,4 +1,0 @@
-import LockstepServer
-import LockstepPostgres
-import LockstepClient
-print("lockstep")
