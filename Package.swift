@@ -97,5 +97,15 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "LockstepServerTests",
+            dependencies: [
+                "LockstepServer",
+                "LockstepCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSettings
+        ),
     ]
 )
