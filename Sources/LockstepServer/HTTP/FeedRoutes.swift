@@ -103,6 +103,12 @@ struct FeedRoutes<Context: RequestContext> {
             try await Task.sleep(for: .milliseconds(200))
             entries = try await services.store.appFeed(appID: identity.appID, bucket: bucket, after: cursor, limit: limit)
         }
+        if request.flag("most_recent") {
+            // Only each object's latest change in this page.
+            var latest: [String: Int64] = [:]
+            for entry in entries { latest["\(entry.ownerKey)/\(entry.change.key)"] = entry.appSequence }
+            entries = entries.filter { latest["\($0.ownerKey)/\($0.change.key)"] == $0.appSequence }
+        }
         var results: [JSONValue] = []
         for entry in entries where !skipped.contains(entry.change.clientID) {
             let scope = BucketScope(appID: identity.appID, ownerKey: entry.ownerKey, bucket: bucket)
