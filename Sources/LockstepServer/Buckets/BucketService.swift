@@ -20,6 +20,17 @@ public struct BucketService: Sendable {
     /// got there first the change is planned again against the new version.
     @discardableResult
     public func apply(_ change: IncomingChange, to scope: BucketScope) async throws -> ChangeEvent {
+        do {
+            let event = try await commit(change, to: scope)
+            LockstepMetrics.changesApplied.increment()
+            return event
+        } catch let rejection as ChangeRejection {
+            LockstepMetrics.changesRejected.increment()
+            throw rejection
+        }
+    }
+
+    private func commit(_ change: IncomingChange, to scope: BucketScope) async throws -> ChangeEvent {
         guard EntityName.isValid(change.key) else {
             throw ChangeRejection(.badRequest, "\"\(change.key)\" is not a valid object id: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")
         }
