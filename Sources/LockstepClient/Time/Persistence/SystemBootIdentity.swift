@@ -26,9 +26,9 @@ public struct SystemBootIdentity: BootIdentitySource {
     private static func bootSessionUUID() -> String? {
         var size = 0
         guard sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0) == 0, size > 0 else { return nil }
-        var bytes = [CChar](repeating: 0, count: size)
+        var bytes = [UInt8](repeating: 0, count: size)
         guard sysctlbyname("kern.bootsessionuuid", &bytes, &size, nil, 0) == 0 else { return nil }
-        return String(cString: bytes)
+        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     private static func bootTime() throws -> String {
