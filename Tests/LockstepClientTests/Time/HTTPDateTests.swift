@@ -20,7 +20,9 @@ import Testing
         #expect(HTTPDate.secondsSinceEpoch("Sun, 01 Jun 2025 07:00:00 GMT") == 1_748_761_200)
     }
 
-    @Test(arguments: ["", "yesterday", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994"])
+    @Test(arguments: [
+        "", "yesterday", "Sun, 06 Nov 1994", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
+    ])
     func rejectsWhatIsNotADate(_ text: String) {
         #expect(HTTPDate.secondsSinceEpoch(text) == nil)
     }

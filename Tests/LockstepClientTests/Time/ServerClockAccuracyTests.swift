@@ -30,7 +30,10 @@ import Testing
             #expect(world.exchangeCount == 8)
         }
         let figures = ErrorFigures(nanoseconds: errors)
-        print("ServerClock, 8 exchanges, \(delays): \(figures), bound coverage \(errors.count - uncovered)/\(errors.count)")
+        print(
+            "ServerClock, 8 exchanges, \(delays): \(figures),",
+            "bound held \(errors.count - uncovered)/\(errors.count)"
+        )
         let limit = try #require(Self.limits[delays])
         #expect(uncovered == 0)
         #expect(figures.median <= limit.median)

@@ -25,7 +25,10 @@ import Testing
         }
         let sorted = rateErrors.map(abs).sorted()
         let (median, worst) = (sorted[sorted.count / 2], sorted[sorted.count - 1])
-        print("ServerClock, 1 h at 20 ppm, \(delays): rate error median \(twoDecimals(median * 1e6)) ppm, worst \(twoDecimals(worst * 1e6)) ppm over \(sorted.count) runs")
+        print(
+            "ServerClock, 1 h at 20 ppm, \(delays): rate error median \(twoDecimals(median * 1e6)) ppm,",
+            "worst \(twoDecimals(worst * 1e6)) ppm over \(sorted.count) runs"
+        )
         #expect(median < 2e-6)
     }
 }

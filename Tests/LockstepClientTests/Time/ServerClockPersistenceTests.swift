@@ -5,15 +5,22 @@ import Testing
 
 /// Calibration survives an app restart within a boot, and is gone after a reboot.
 @Suite struct ServerClockPersistenceTests {
+    private let store = InMemoryCalibrationStore()
+
+    /// A clock as the app would create it at launch, in the boot named `boot`.
+    private func launch(_ world: SimulatedWorld, time: SimulatedWorld? = nil, boot: String) -> ServerClock {
+        let identity = FixedBootIdentity(identity: boot)
+        return ServerClock(transport: world, timeSource: time ?? world, store: store, bootIdentity: identity)
+    }
+
     @Test func aRestartKeepsTheCalibration() async throws {
         let world = SimulatedWorld(seed: 7, delays: .queueing)
-        let store = InMemoryCalibrationStore()
-        let first = ServerClock(transport: world, timeSource: world, store: store, bootIdentity: FixedBootIdentity(identity: "boot-1"))
+        let first = launch(world, boot: "boot-1")
         try await first.resync()
 
         // The app restarts offline: no exchange succeeds, yet the clock knows the time.
         let offline = SimulatedWorld(seed: 8, delays: .queueing, failing: Set(0..<100))
-        let second = ServerClock(transport: offline, timeSource: world, store: store, bootIdentity: FixedBootIdentity(identity: "boot-1"))
+        let second = launch(offline, time: world, boot: "boot-1")
         #expect(second.estimate == first.estimate)
         world.advance(by: 600_000_000_000)
         let time = try #require(second.now())
@@ -22,11 +29,9 @@ import Testing
 
     @Test func aRebootDropsIt() async throws {
         let world = SimulatedWorld(seed: 7, delays: .queueing)
-        let store = InMemoryCalibrationStore()
-        let before = ServerClock(transport: world, timeSource: world, store: store, bootIdentity: FixedBootIdentity(identity: "boot-1"))
-        try await before.resync()
+        try await launch(world, boot: "boot-1").resync()
 
-        let after = ServerClock(transport: world, timeSource: world, store: store, bootIdentity: FixedBootIdentity(identity: "boot-2"))
+        let after = launch(world, boot: "boot-2")
         #expect(after.now() == nil)
         #expect(after.estimate == nil)
         try await after.resync()
@@ -40,7 +45,9 @@ import Testing
         #expect(try store.load() == nil)
         let calibration = ClockCalibration(
             bootIdentity: "boot-1",
-            history: ClockHistory(samples: [ClockSample(t1: 1, t2: 1_748_761_200_000_000_000, t3: 1_748_761_200_000_050_000, t4: 40_000_000)])
+            history: ClockHistory(samples: [
+                ClockSample(t1: 1, t2: 1_748_761_200_000_000_000, t3: 1_748_761_200_000_050_000, t4: 40_000_000),
+            ])
         )
         try store.save(calibration)
         #expect(try store.load() == calibration)

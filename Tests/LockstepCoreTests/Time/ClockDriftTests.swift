@@ -11,7 +11,8 @@ import Testing
             for exchange in 0..<4 {
                 let up = 20 * millisecond + Int64.random(in: 0...3 * millisecond, using: &random)
                 let down = 20 * millisecond + Int64.random(in: 0...3 * millisecond, using: &random)
-                estimator.record(.exchange(at: Int64(round) * interval + Int64(exchange) * 50 * millisecond, up: up, down: down, offset: offset))
+                let t1 = Int64(round) * interval + Int64(exchange) * 50 * millisecond
+                estimator.record(.exchange(at: t1, up: up, down: down, offset: offset))
             }
             estimator.completeRound()
         }

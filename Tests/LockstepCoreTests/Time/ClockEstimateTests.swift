@@ -23,7 +23,8 @@ import Testing
     }
 
     @Test func theBoundGrowsWithDistanceFromTheAnchorBothWays() {
-        let estimate = ClockEstimate(anchor: 100 * second, offset: bootEpoch, errorBound: millisecond, drift: ClockDrift(rate: 0, rateBound: 10e-6))
+        let drift = ClockDrift(rate: 0, rateBound: 10e-6)
+        let estimate = ClockEstimate(anchor: 100 * second, offset: bootEpoch, errorBound: millisecond, drift: drift)
         // 10 ppm over 100 s is 1 ms; a few nanoseconds more cover rounding.
         #expect((millisecond...millisecond + 3).contains(estimate.errorBound(at: 100 * second)))
         #expect((2 * millisecond...2 * millisecond + 3).contains(estimate.errorBound(at: 200 * second)))
@@ -31,7 +32,8 @@ import Testing
     }
 
     @Test func farOffSentinelsSaturateInsteadOfTrapping() {
-        let estimate = ClockEstimate(anchor: 0, offset: bootEpoch, errorBound: 0, drift: ClockDrift(rate: 1e-5, rateBound: 0))
+        let drift = ClockDrift(rate: 1e-5, rateBound: 0)
+        let estimate = ClockEstimate(anchor: 0, offset: bootEpoch, errorBound: 0, drift: drift)
         #expect(estimate.localInstant(atServerTime: .max) > 0)
         #expect(estimate.localInstant(atServerTime: .min) == .min)
     }

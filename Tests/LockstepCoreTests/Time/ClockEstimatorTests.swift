@@ -5,7 +5,9 @@ import Testing
 @Suite struct ClockEstimatorTests {
     @Test func oneSampleGivesItsOwnOffsetAndHalfItsRoundTrip() throws {
         var estimator = ClockEstimator()
-        let sample = ClockSample.exchange(at: 5 * second, up: 30 * millisecond, down: 10 * millisecond) { _ in bootEpoch }
+        let sample = ClockSample.exchange(at: 5 * second, up: 30 * millisecond, down: 10 * millisecond) { _ in
+            bootEpoch
+        }
         let accepted = estimator.record(sample)
         #expect(accepted)
         let estimate = try #require(estimator.estimate)
@@ -68,7 +70,9 @@ import Testing
     @Test func aSteppedServerClockReplacesTheOldSamples() throws {
         var estimator = ClockEstimator()
         for index in 0..<4 {
-            estimator.record(.exchange(at: Int64(index) * second, up: 20 * millisecond, down: 25 * millisecond) { _ in bootEpoch })
+            estimator.record(.exchange(at: Int64(index) * second, up: 20 * millisecond, down: 25 * millisecond) { _ in
+                bootEpoch
+            })
         }
         estimator.completeRound()
         let stepped = bootEpoch + 3 * second
@@ -81,7 +85,9 @@ import Testing
     @Test func theWindowKeepsTheNewestSamples() {
         var estimator = ClockEstimator(configuration: .init(sampleWindow: 5))
         for index in 0..<12 {
-            estimator.record(.exchange(at: Int64(index) * second, up: 20 * millisecond, down: 20 * millisecond) { _ in bootEpoch })
+            estimator.record(.exchange(at: Int64(index) * second, up: 20 * millisecond, down: 20 * millisecond) { _ in
+                bootEpoch
+            })
         }
         #expect(estimator.history.samples.map(\.t1) == (7..<12).map { Int64($0) * second })
     }
@@ -89,7 +95,9 @@ import Testing
     @Test func aRestoredHistoryGivesTheSameEstimate() {
         var original = ClockEstimator()
         for index in 0..<20 {
-            original.record(.exchange(at: Int64(index) * minute, up: 20 * millisecond, down: 30 * millisecond) { bootEpoch + $0 / 50_000 })
+            original.record(.exchange(at: Int64(index) * minute, up: 20 * millisecond, down: 30 * millisecond) {
+                bootEpoch + $0 / 50_000
+            })
             if index % 2 == 1 { original.completeRound() }
         }
         let restored = ClockEstimator(history: original.history)

@@ -7,7 +7,10 @@ import Testing
 @Suite struct HTTPTransportTests {
     /// Answers `GET /time?t1=…` the way the Lockstep server does, from a clock `offset` ahead of
     /// this machine's monotonic clock; any other path gets a 404.
-    private static func timeServer(offset: Int64, echo: @escaping @Sendable (Int64) -> Int64 = { $0 }) throws -> LoopbackHTTPServer {
+    private static func timeServer(
+        offset: Int64,
+        echo: @escaping @Sendable (Int64) -> Int64 = { $0 }
+    ) throws -> LoopbackHTTPServer {
         try LoopbackHTTPServer { requestLine in
             let target = requestLine.split(separator: " ").dropFirst().first ?? ""
             guard let components = URLComponents(string: String(target)), components.path == "/time",
@@ -15,7 +18,8 @@ import Testing
             else { return .init(status: 404) }
             let received = ContinuousTimeSource().now() + offset
             let sent = ContinuousTimeSource().now() + offset
-            return .init(headers: [("Content-Type", "application/json")], body: #"{"t1":\#(echo(t1)),"t2":\#(received),"t3":\#(sent)}"#)
+            let body = #"{"t1":\#(echo(t1)),"t2":\#(received),"t3":\#(sent)}"#
+            return .init(headers: [("Content-Type", "application/json")], body: body)
         }
     }
 
@@ -52,7 +56,10 @@ import Testing
         let clock = ServerClock(transport: HTTPClockExchangeTransport(serverURL: server.baseURL))
         try await clock.resync()
         let estimate = try #require(clock.estimate)
-        print("ServerClock over loopback HTTP: error \(abs(estimate.offset - offset)) ns, bound \(estimate.errorBound) ns")
+        print(
+            "ServerClock over loopback HTTP:",
+            "error \(abs(estimate.offset - offset)) ns, bound \(estimate.errorBound) ns"
+        )
         #expect(abs(estimate.offset - offset) <= estimate.errorBound)
         #expect(estimate.errorBound < 50_000_000)
     }
@@ -61,7 +68,8 @@ import Testing
         let server = try LoopbackHTTPServer { _ in .init(headers: [("Date", "Sun, 01 Jun 2025 07:00:00 GMT")]) }
         defer { server.stop() }
         let stamps = try await HTTPDateClockExchangeTransport(url: server.baseURL).exchange(t1: 0)
-        #expect(stamps == ServerStamps(received: 1_748_761_200_000_000_000, sent: 1_748_761_200_000_000_000, resolution: .seconds(1)))
+        let second: Int64 = 1_748_761_200_000_000_000
+        #expect(stamps == ServerStamps(received: second, sent: second, resolution: .seconds(1)))
     }
 
     /// A server whose `Date` header follows a clock `offset` ahead of the monotonic clock.
