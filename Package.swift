@@ -107,5 +107,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "LockstepClientTests",
+            dependencies: [
+                "LockstepClient",
+                "LockstepCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSettings
+        ),
     ]
 )
