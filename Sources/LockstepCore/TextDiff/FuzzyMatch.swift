@@ -47,13 +47,18 @@ struct FuzzyMatcher {
             return accuracy + Double(proximity) / Double(distance)
         }
 
-        // Exact matches on either side of the expected place set the bar to beat.
+        // The nearest exact matches on either side of the expected place set the bar to beat.
+        // Only those within reach can beat the threshold, so only there is worth searching
+        // (diff-match-patch searches the whole text, and looks back only if it found one ahead).
         var scoreThreshold = threshold
-        if let exact = ScalarPatternSearch(pattern).firstIndex(in: text, from: expected) {
+        let reach = distance == 0 ? 0 : Int((threshold * Double(distance)).rounded(.up))
+        let aheadEnd = min(text.count, expected + reach + pattern.count)
+        if let exact = text.firstOccurrence(of: pattern, in: min(expected, aheadEnd) ..< aheadEnd) {
             scoreThreshold = min(score(errors: 0, at: exact), scoreThreshold)
-            if let exactBefore = text.lastIndex(of: pattern, startingAtOrBefore: expected + pattern.count) {
-                scoreThreshold = min(score(errors: 0, at: exactBefore), scoreThreshold)
-            }
+        }
+        let behindEnd = min(text.count, expected + pattern.count)
+        if let exact = text.lastOccurrence(of: pattern, in: min(max(0, expected - reach), behindEnd) ..< behindEnd) {
+            scoreThreshold = min(score(errors: 0, at: exact), scoreThreshold)
         }
 
         let matchMask: UInt64 = 1 << (pattern.count - 1)

@@ -3,14 +3,38 @@
 
 extension String {
     /// The string's Unicode scalar values, in order.
+    ///
+    /// Decodes the UTF-8 storage directly, which a `String` guarantees to be valid: iterating
+    /// `unicodeScalars` is several times slower on megabyte texts.
     var scalarValues: [UInt32] {
-        var values: [UInt32] = []
-        // A native string knows its UTF-8 length in O(1), and it bounds the scalar count.
-        values.reserveCapacity(utf8.count)
-        for scalar in unicodeScalars {
-            values.append(scalar.value)
+        var string = self
+        return string.withUTF8 { utf8 in
+            // There are never more scalars than UTF-8 bytes.
+            [UInt32](unsafeUninitializedCapacity: utf8.count) { scalars, count in
+                var index = 0
+                count = 0
+                while index < utf8.count {
+                    let lead = UInt32(utf8[index])
+                    switch lead {
+                    case ..<0x80:
+                        scalars[count] = lead
+                        index += 1
+                    case ..<0xE0:
+                        scalars[count] = (lead & 0x1F) << 6 | UInt32(utf8[index + 1] & 0x3F)
+                        index += 2
+                    case ..<0xF0:
+                        scalars[count] = (lead & 0x0F) << 12 | UInt32(utf8[index + 1] & 0x3F) << 6
+                            | UInt32(utf8[index + 2] & 0x3F)
+                        index += 3
+                    default:
+                        scalars[count] = (lead & 0x07) << 18 | UInt32(utf8[index + 1] & 0x3F) << 12
+                            | UInt32(utf8[index + 2] & 0x3F) << 6 | UInt32(utf8[index + 3] & 0x3F)
+                        index += 4
+                    }
+                    count += 1
+                }
+            }
         }
-        return values
     }
 
     /// Creates a string from Unicode scalar values. Values that are not Unicode scalars (the
@@ -19,27 +43,34 @@ extension String {
     /// Encodes UTF-8 straight into the string's storage: building a `UnicodeScalarView` one
     /// scalar at a time is several times slower on megabyte texts.
     init(scalarValues: some Collection<UInt32>) {
-        let byteCount = scalarValues.reduce(0) { $0 + UTF8Width.of(Self.validScalar($1)) }
+        var byteCount = 0
+        for value in scalarValues {
+            byteCount += UTF8Width.of(Self.validScalar(value))
+        }
         self.init(unsafeUninitializedCapacity: byteCount) { bytes in
             var end = 0
-            for value in scalarValues.lazy.map(Self.validScalar) {
-                switch UTF8Width.of(value) {
-                case 1:
+            for value in scalarValues {
+                let value = Self.validScalar(value)
+                switch value {
+                case ..<0x80:
                     bytes[end] = UInt8(value)
-                case 2:
+                    end += 1
+                case ..<0x800:
                     bytes[end] = UInt8(0xC0 | value >> 6)
                     bytes[end + 1] = UInt8(0x80 | value & 0x3F)
-                case 3:
+                    end += 2
+                case ..<0x1_0000:
                     bytes[end] = UInt8(0xE0 | value >> 12)
                     bytes[end + 1] = UInt8(0x80 | value >> 6 & 0x3F)
                     bytes[end + 2] = UInt8(0x80 | value & 0x3F)
+                    end += 3
                 default:
                     bytes[end] = UInt8(0xF0 | value >> 18)
                     bytes[end + 1] = UInt8(0x80 | value >> 12 & 0x3F)
                     bytes[end + 2] = UInt8(0x80 | value >> 6 & 0x3F)
                     bytes[end + 3] = UInt8(0x80 | value & 0x3F)
+                    end += 4
                 }
-                end += UTF8Width.of(value)
             }
             return end
         }

@@ -67,13 +67,18 @@ public struct TextDiff: Hashable, Sendable {
 
 extension [TextEdit] {
     /// The text these edits start from: every `equal` and `delete`.
-    var sourceScalars: [UInt32] {
-        filter { $0.operation != .insert }.flatMap(\.scalars)
-    }
+    var sourceScalars: [UInt32] { joinedScalars(skipping: .insert) }
 
     /// The text these edits produce: every `equal` and `insert`.
-    var targetScalars: [UInt32] {
-        filter { $0.operation != .delete }.flatMap(\.scalars)
+    var targetScalars: [UInt32] { joinedScalars(skipping: .delete) }
+
+    private func joinedScalars(skipping skipped: TextEdit.Operation) -> [UInt32] {
+        var scalars: [UInt32] = []
+        scalars.reserveCapacity(reduce(0) { $0 + ($1.operation == skipped ? 0 : $1.scalars.count) })
+        for edit in self where edit.operation != skipped {
+            scalars += edit.scalars
+        }
+        return scalars
     }
 
     /// Where a position in the source ends up in the target: positions inside deleted text map

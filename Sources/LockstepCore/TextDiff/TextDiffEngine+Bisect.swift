@@ -14,13 +14,14 @@ extension TextDiffEngine {
         let oldCount = old.count
         let newCount = new.count
         let maxDifferences = (oldCount + newCount + 1) / 2
-        let offset = maxDifferences
-        // Diagonals run from −d to d, and each round reads its neighbours at k ± 1.
-        let diagonals = 2 * maxDifferences + 2
-        var forward = [Int](repeating: -1, count: diagonals)
-        var backward = [Int](repeating: -1, count: diagonals)
-        forward[offset + 1] = 0
-        backward[offset + 1] = 0
+        // Diagonals −radius … radius + 1 are stored, at index k + radius. Each round d reads
+        // diagonals up to ±(d + 1), so the arrays grow as d does: sizing them for the worst
+        // case would mean megabytes of memory to clear for a few changes in a large text.
+        var radius = min(maxDifferences, 1024)
+        var forward = [Int](repeating: -1, count: 2 * radius + 2)
+        var backward = forward
+        forward[radius + 1] = 0
+        backward[radius + 1] = 0
 
         // The diagonal of the bottom-right corner, as seen from the top-left.
         let delta = oldCount - newCount
@@ -34,6 +35,14 @@ extension TextDiffEngine {
 
         for d in 0 ..< maxDifferences {
             if isPastDeadline { break }
+            if d + 1 > radius {
+                let wider = min(2 * radius, maxDifferences)
+                forward = Self.widen(forward, from: radius, to: wider)
+                backward = Self.widen(backward, from: radius, to: wider)
+                radius = wider
+            }
+            let offset = radius
+            let diagonals = forward.count
 
             for k in stride(from: -d + forwardTrimStart, through: d - forwardTrimEnd, by: 2) {
                 let index = offset + k
@@ -89,6 +98,13 @@ extension TextDiffEngine {
         }
         // Only reached past the deadline: the paths always meet within maxDifferences rounds.
         return [TextEdit(.delete, scalars: old), TextEdit(.insert, scalars: new)]
+    }
+
+    /// The diagonal array `values`, which stores ±`radius`, re-centred to store ±`wider`.
+    private static func widen(_ values: [Int], from radius: Int, to wider: Int) -> [Int] {
+        var widened = [Int](repeating: -1, count: 2 * wider + 2)
+        widened.replaceSubrange(wider - radius ..< wider - radius + values.count, with: values)
+        return widened
     }
 
     /// Diffs the texts before and after a point on a shortest path separately.

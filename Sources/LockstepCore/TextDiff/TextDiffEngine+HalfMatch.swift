@@ -50,10 +50,10 @@ extension TextDiffEngine {
     /// The longest run shared by both texts that contains the quarter of `longer` starting at
     /// `seedStart`, if it is at least half as long as `longer`.
     private func sharedRun(in longer: [UInt32], and shorter: [UInt32], seededAt seedStart: Int) -> SharedRun? {
-        let seed = ScalarPatternSearch(Array(longer[seedStart ..< seedStart + longer.count / 4]))
+        let seed = Array(longer[seedStart ..< seedStart + longer.count / 4])
         var best: SharedRun?
         var searchFrom = 0
-        while let seedInShorter = seed.firstIndex(in: shorter, from: searchFrom) {
+        while let seedInShorter = shorter.firstOccurrence(of: seed, from: searchFrom) {
             let after = longer[seedStart...].commonPrefixLength(with: shorter[seedInShorter...])
             let before = longer[..<seedStart].commonSuffixLength(with: shorter[..<seedInShorter])
             if after + before > best?.length ?? 0 {

@@ -4,10 +4,21 @@ extension TextDiffEngine {
     /// Much faster than a scalar diff on texts with many lines, at the price of a diff that may
     /// be a little longer than the shortest.
     func lineModeEdits(from old: [UInt32], to new: [UInt32]) -> [TextEdit] {
+        // A text of one line could only share it with the other text by being contained in
+        // it, which the caller has ruled out; so lines are no help, and hashing a long line is
+        // not free.
+        guard old.dropLast().contains(0x0A) && new.dropLast().contains(0x0A) else {
+            return bisect(old, new)
+        }
         var tokenizer = LineTokenizer()
         let oldLines = tokenizer.tokens(of: old)
         let newLines = tokenizer.tokens(of: new)
-        var lineEdits = edits(from: oldLines, to: newLines, lineMode: false).map { edit in
+        let tokenEdits = edits(from: oldLines, to: newLines, lineMode: false)
+        guard tokenEdits.contains(where: { $0.operation == .equal }) else {
+            // Not one line in common (a single long line, say): lines are no help.
+            return bisect(old, new)
+        }
+        var lineEdits = tokenEdits.map { edit in
             TextEdit(edit.operation, scalars: tokenizer.text(of: edit.scalars))
         }
         // Merges lines that happen to be equal inside changed blocks ("}", blank lines) into
@@ -55,7 +66,16 @@ extension TextDiffEngine {
 struct LineTokenizer {
     /// The text of each line, indexed by its token. Every line keeps its final `"\n"`.
     private var lines: [ArraySlice<UInt32>] = []
-    private var tokenOfLine: [ArraySlice<UInt32>: UInt32] = [:]
+    private var tokenOfLine: [Line: UInt32] = [:]
+
+    /// A line as a dictionary key, hashed as raw bytes in one call rather than scalar by scalar.
+    private struct Line: Hashable {
+        let scalars: ArraySlice<UInt32>
+
+        func hash(into hasher: inout Hasher) {
+            scalars.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
 
     /// The tokens of the lines of `text`, numbering new lines as they come.
     mutating func tokens(of text: [UInt32]) -> [UInt32] {
@@ -64,12 +84,12 @@ struct LineTokenizer {
         while lineStart < text.count {
             let lineEnd = text[lineStart...].firstIndex(of: 0x0A).map { $0 + 1 } ?? text.count
             let line = text[lineStart ..< lineEnd]
-            if let token = tokenOfLine[line] {
+            if let token = tokenOfLine[Line(scalars: line)] {
                 tokens.append(token)
             } else {
                 let token = UInt32(lines.count)
                 lines.append(line)
-                tokenOfLine[line] = token
+                tokenOfLine[Line(scalars: line)] = token
                 tokens.append(token)
             }
             lineStart = lineEnd
@@ -79,6 +99,10 @@ struct LineTokenizer {
 
     /// The text that a run of tokens stands for.
     func text(of tokens: [UInt32]) -> [UInt32] {
-        tokens.flatMap { lines[Int($0)] }
+        var text: [UInt32] = []
+        for token in tokens {
+            text += lines[Int(token)]
+        }
+        return text
     }
 }

@@ -55,7 +55,7 @@ struct TextDiffEngine {
 
         let oldIsLonger = old.count > new.count
         let (longer, shorter) = oldIsLonger ? (old, new) : (new, old)
-        if let start = ScalarPatternSearch(shorter).firstIndex(in: longer) {
+        if let start = longer.firstOccurrence(of: shorter) {
             // The shorter text sits inside the longer one: all around it is inserted or deleted.
             let operation: TextEdit.Operation = oldIsLonger ? .delete : .insert
             return [

@@ -102,11 +102,32 @@ public struct TextPatch: Hashable, Sendable {
     mutating func addContext(from text: [UInt32]) {
         guard !text.isEmpty else { return }
         let margin = Self.contextMargin
-        var padding = 0
-        func window(_ padding: Int) -> ArraySlice<UInt32> {
-            text[max(0, targetStart - padding) ..< min(text.count, targetStart + sourceLength + padding)]
+        func window(_ padding: Int) -> Range<Int> {
+            max(0, targetStart - padding) ..< min(text.count, targetStart + sourceLength + padding)
         }
-        while window(padding).count < FuzzyMatcher.maxPatternLength - 2 * margin && window(padding).occursTwice(in: text) {
+        // Widen the window by a margin at a time while it also occurs elsewhere. Every other
+        // occurrence of a wider window contains one of the narrower window, so a single scan
+        // finds the candidates and each widening only filters them.
+        var padding = 0
+        var otherStarts: [Int] = []
+        var scanned: Range<Int>?
+        while window(padding).count < FuzzyMatcher.maxPatternLength - 2 * margin {
+            let current = window(padding)
+            guard !current.isEmpty else {
+                // The empty window occurs everywhere.
+                padding += margin
+                continue
+            }
+            if let previous = scanned {
+                let shift = previous.lowerBound - current.lowerBound
+                otherStarts = otherStarts.map { $0 - shift }.filter { start in
+                    start >= 0 && start + current.count <= text.count && text[start ..< start + current.count] == text[current]
+                }
+            } else {
+                otherStarts = text.occurrences(of: Array(text[current])).filter { $0 != current.lowerBound }
+            }
+            guard !otherStarts.isEmpty else { break }
+            scanned = current
             padding += margin
         }
         padding += margin
@@ -123,14 +144,5 @@ public struct TextPatch: Hashable, Sendable {
         targetStart -= prefix.count
         sourceLength += prefix.count + suffix.count
         targetLength += prefix.count + suffix.count
-    }
-}
-
-extension ArraySlice<UInt32> {
-    /// Whether this run occurs in `text` more than once (the empty run occurs everywhere).
-    fileprivate func occursTwice(in text: [UInt32]) -> Bool {
-        let search = ScalarPatternSearch(Array(self))
-        guard let first = search.firstIndex(in: text) else { return false }
-        return search.firstIndex(in: text, from: first + 1) != nil
     }
 }

@@ -24,14 +24,27 @@ struct TextDiffEngineTests {
     }
 
     @Test func patternSearch() {
-        let search = ScalarPatternSearch("aab".scalars)
-        #expect(search.firstIndex(in: "aaab".scalars) == 1)
-        #expect(search.firstIndex(in: "aabaab".scalars, from: 1) == 3)
-        #expect(search.firstIndex(in: "aaaa".scalars) == nil)
-        #expect(ScalarPatternSearch([]).firstIndex(in: "ab".scalars, from: 2) == 2)
-        #expect("abcabc".scalars.lastIndex(of: "bc".scalars, startingAtOrBefore: 3) == 1)
-        #expect("abcabc".scalars.lastIndex(of: "bc".scalars, startingAtOrBefore: 10) == 4)
-        #expect("abcabc".scalars.lastIndex(of: "x".scalars, startingAtOrBefore: 10) == nil)
+        #expect("aaab".scalars.firstOccurrence(of: "aab".scalars) == 1)
+        #expect("aabaab".scalars.firstOccurrence(of: "aab".scalars, from: 1) == 3)
+        #expect("aaaa".scalars.firstOccurrence(of: "aab".scalars) == nil)
+        #expect("ab".scalars.firstOccurrence(of: [], from: 2) == 2)
+        #expect("ab".scalars.firstOccurrence(of: [], from: 3) == nil)
+        #expect("abcabc".scalars.firstOccurrence(of: "bc".scalars, in: 2 ..< 6) == 4)
+        #expect("abcabc".scalars.firstOccurrence(of: "bc".scalars, in: 2 ..< 5) == nil)
+        #expect("abcabc".scalars.lastOccurrence(of: "bc".scalars, in: 0 ..< 5) == 1)
+        #expect("abcabc".scalars.lastOccurrence(of: "bc".scalars, in: 0 ..< 6) == 4)
+        #expect("abcabc".scalars.lastOccurrence(of: "x".scalars, in: 0 ..< 6) == nil)
+        #expect("aaaa".scalars.occurrences(of: "aa".scalars) == [0, 1, 2])
+    }
+
+    @Test func repetitiveSearchStaysCorrectPastTheScanBudget() {
+        // Every position matches all but the last scalar, so the plain scan gives up early
+        // and Knuth–Morris–Pratt finishes the search.
+        let pattern = [UInt32](repeating: 1, count: 500) + [2]
+        let text = [UInt32](repeating: 1, count: 20_000) + [2] + [UInt32](repeating: 1, count: 100)
+        #expect(text.firstOccurrence(of: pattern) == 20_000 - 500)
+        #expect(text.firstOccurrence(of: pattern, in: 0 ..< 20_000) == nil)
+        #expect(ScalarPatternSearch(pattern).firstIndex(in: text, within: 0 ..< text.count) == 20_000 - 500)
     }
 
     @Test(arguments: [
