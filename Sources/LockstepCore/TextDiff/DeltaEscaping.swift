@@ -10,11 +10,12 @@ enum DeltaEscaping {
                 output.append(UInt8(scalar))
                 continue
             }
-            guard let scalar = Unicode.Scalar(scalar) else {
-                preconditionFailure("not a Unicode scalar value: \(scalar)")
-            }
+            // Values that are not scalars (patch padding, in a description) escape as U+FFFD.
+            let scalar = Unicode.Scalar(ScalarValue.validOrReplacement(scalar)) ?? "\u{FFFD}"
             UTF8.encode(scalar) { byte in
-                output += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0xF)])
             }
         }
     }

@@ -51,7 +51,7 @@ struct FuzzyMatcher {
         // Only those within reach can beat the threshold, so only there is worth searching
         // (diff-match-patch searches the whole text, and looks back only if it found one ahead).
         var scoreThreshold = threshold
-        let reach = distance == 0 ? 0 : Int((threshold * Double(distance)).rounded(.up))
+        let reach = Self.reach(threshold: threshold, distance: distance, limit: text.count)
         let aheadEnd = min(text.count, expected + reach + pattern.count)
         if let exact = text.firstOccurrence(of: pattern, in: min(expected, aheadEnd) ..< aheadEnd) {
             scoreThreshold = min(score(errors: 0, at: exact), scoreThreshold)
@@ -123,6 +123,14 @@ struct FuzzyMatcher {
             previousRound = round
         }
         return bestLocation
+    }
+
+    /// How far from the expected place an exact match can still score within `threshold`, at
+    /// most `limit` (and a little more: a wider search costs nothing in correctness).
+    private static func reach(threshold: Double, distance: Int, limit: Int) -> Int {
+        let scaled = threshold * Double(distance)
+        guard distance > 0, scaled > 0 else { return 0 }
+        return Int(min(scaled, Double(limit))) + 1
     }
 
     /// For each scalar of the pattern, a mask with the bits of its positions set, the first

@@ -45,12 +45,12 @@ extension String {
     init(scalarValues: some Collection<UInt32>) {
         var byteCount = 0
         for value in scalarValues {
-            byteCount += UTF8Width.of(Self.validScalar(value))
+            byteCount += ScalarValue.utf8Width(ScalarValue.validOrReplacement(value))
         }
         self.init(unsafeUninitializedCapacity: byteCount) { bytes in
             var end = 0
             for value in scalarValues {
-                let value = Self.validScalar(value)
+                let value = ScalarValue.validOrReplacement(value)
                 switch value {
                 case ..<0x80:
                     bytes[end] = UInt8(value)
@@ -76,21 +76,23 @@ extension String {
         }
     }
 
-    /// The value if it is a Unicode scalar value, else U+FFFD, the replacement character.
-    private static func validScalar(_ value: UInt32) -> UInt32 {
-        value < 0xD800 || (0xE000 ... 0x10FFFF).contains(value) ? value : 0xFFFD
-    }
 }
 
-/// How many bytes UTF-8 needs for a scalar value.
-enum UTF8Width {
-    static func of(_ value: UInt32) -> Int {
+/// Facts about scalar values held as plain `UInt32`s.
+enum ScalarValue {
+    /// How many bytes UTF-8 needs for a scalar value.
+    static func utf8Width(_ value: UInt32) -> Int {
         switch value {
         case ..<0x80: 1
         case ..<0x800: 2
         case ..<0x1_0000: 3
         default: 4
         }
+    }
+
+    /// The value if it is a Unicode scalar value, else U+FFFD, the replacement character.
+    static func validOrReplacement(_ value: UInt32) -> UInt32 {
+        value < 0xD800 || (0xE000 ... 0x10FFFF).contains(value) ? value : 0xFFFD
     }
 }
 

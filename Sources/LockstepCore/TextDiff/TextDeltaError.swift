@@ -23,6 +23,7 @@ public struct TextDeltaError: Error, Sendable, Equatable, CustomStringConvertibl
     /// What was wrong with the delta.
     public let reason: Reason
 
+    /// An error for the given reason.
     public init(_ reason: Reason) {
         self.reason = reason
     }

@@ -25,6 +25,9 @@ public struct TextDiff: Hashable, Sendable {
 
     /// Computes the edits that turn `source` into `target`.
     ///
+    /// Texts over 100 scalars with several lines each are diffed line by line first, then
+    /// scalar by scalar within the changed lines: much faster, and rarely any longer.
+    ///
     /// - Parameter timeout: How long to look for the shortest diff before settling for a valid
     ///   but longer one. A timeout also enables a shortcut for texts that share a long middle
     ///   (the half match), which may miss the shortest diff. `nil` never gives up and never

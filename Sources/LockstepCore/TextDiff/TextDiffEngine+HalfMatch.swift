@@ -1,6 +1,6 @@
 extension TextDiffEngine {
     /// Two texts cut around a run they share.
-    struct HalfMatch: Equatable {
+    struct HalfMatch {
         var oldPrefix: [UInt32]
         var oldSuffix: [UInt32]
         var newPrefix: [UInt32]

@@ -14,6 +14,7 @@ extension TextPatch {
         /// The time allowed for diffing a hunk against an inexact match of it.
         public var timeout: Duration?
 
+        /// Options with diff-match-patch's defaults, which Simperium uses.
         public init(matchThreshold: Double = 0.5, matchDistance: Int = 1000, deleteThreshold: Double = 0.5,
                     timeout: Duration? = .seconds(1)) {
             self.matchThreshold = matchThreshold
@@ -36,7 +37,6 @@ extension [TextPatch] {
 
     func apply(to text: [UInt32], options: TextPatch.ApplyOptions) -> (text: [UInt32], applied: [Bool]) {
         guard !isEmpty else { return (text, []) }
-        let maxLength = FuzzyMatcher.maxPatternLength
         let matcher = FuzzyMatcher(threshold: options.matchThreshold, distance: options.matchDistance)
         let engine = TextDiffEngine(timeout: options.timeout)
 
@@ -47,75 +47,85 @@ extension [TextPatch] {
 
         var applied: [Bool] = []
         applied.reserveCapacity(patches.count)
-        // How far the text has moved relative to where the hunks expect it.
+        // How far the text has moved from where the hunks expect it.
         var drift = 0
         for patch in patches {
             let expected = patch.targetStart + drift
-            let source = patch.edits.sourceScalars
-            var start: Int?
-            var endOfLongMatch: Int?
-            if source.count > maxLength {
-                // Too long for one fuzzy match (a large deletion): find both ends.
-                start = matcher.location(of: source.prefix(maxLength), in: text, near: expected)
-                if let found = start {
-                    endOfLongMatch = matcher.location(of: source.suffix(maxLength), in: text, near: expected + source.count - maxLength)
-                    if endOfLongMatch.map({ found >= $0 }) ?? true {
-                        start = nil
-                    }
-                }
-            } else {
-                start = matcher.location(of: source[...], in: text, near: expected)
-            }
-            guard let start else {
+            guard let found = patch.place(in: text, near: expected, using: matcher) else {
                 applied.append(false)
-                // Later hunks expect this one's change in length; it did not happen.
+                // Later hunks expect this one's change in length, which did not happen.
                 drift -= patch.targetLength - patch.sourceLength
                 continue
             }
-            drift = start - expected
-            let end = Swift.min(text.count, endOfLongMatch.map { $0 + maxLength } ?? start + source.count)
-            let found = text[start ..< end]
-            if found.elementsEqual(source) {
-                text.replaceSubrange(start ..< end, with: patch.edits.targetScalars)
-                applied.append(true)
-                continue
-            }
-            // An inexact match: map the hunk's changes onto what was found through a diff.
-            let alignment = engine.edits(from: source, to: [UInt32](found), lineMode: false)
-            if source.count > maxLength
-                && Double(TextDiff(alignment).levenshteinDistance) / Double(source.count) > options.deleteThreshold {
-                // The ends match but too much of what lies between them differs.
-                applied.append(false)
-                continue
-            }
-            var aligned = alignment
-            aligned.alignToWordBoundaries()
-            // Unlike diff-match-patch, which advances its source position over insertions to
-            // approximate the shift, map pure source positions and add the shift exactly: the
-            // approximation misplaces deletions that follow an insertion near the hunk's end.
-            var sourceIndex = 0
-            var shift = 0
-            for edit in patch.edits {
-                let length = edit.scalars.count
-                switch edit.operation {
-                case .equal:
-                    sourceIndex += length
-                case .insert:
-                    text.insert(contentsOf: edit.scalars, at: start + shift + aligned.targetIndex(forSourceIndex: sourceIndex))
-                    shift += length
-                case .delete:
-                    let deletedStart = start + shift + aligned.targetIndex(forSourceIndex: sourceIndex)
-                    let deletedEnd = start + shift + aligned.targetIndex(forSourceIndex: sourceIndex + length)
-                    text.removeSubrange(deletedStart ..< deletedEnd)
-                    shift -= deletedEnd - deletedStart
-                    sourceIndex += length
-                }
-            }
-            applied.append(true)
+            drift = found.lowerBound - expected
+            applied.append(patch.apply(to: &text, at: found, using: engine, deleteThreshold: options.deleteThreshold))
         }
         // Cutting a padding's length off each end assumes the padding survived intact; the
         // padding values are not Unicode scalars, so removing them wherever they are is exact.
         text.removeAll { $0 > TextPatch.largestScalarValue }
         return (text, applied)
+    }
+}
+
+extension TextPatch {
+    /// Where the hunk's source best matches `text` near `expected`, if anywhere.
+    fileprivate func place(in text: [UInt32], near expected: Int, using matcher: FuzzyMatcher) -> Range<Int>? {
+        let source = edits.sourceScalars
+        let maxLength = FuzzyMatcher.maxPatternLength
+        guard source.count > maxLength else {
+            return matcher.location(of: source[...], in: text, near: expected).map { $0 ..< min(text.count, $0 + source.count) }
+        }
+        // Too long for one fuzzy match (a large deletion): match both ends.
+        guard let start = matcher.location(of: source.prefix(maxLength), in: text, near: expected),
+              let endStart = matcher.location(of: source.suffix(maxLength), in: text, near: expected + source.count - maxLength),
+              start < endStart else {
+            return nil
+        }
+        return start ..< min(text.count, endStart + maxLength)
+    }
+
+    /// Applies the hunk to the part of `text` that matched its source. Returns `false`, and
+    /// leaves the text alone, when a large deletion's ends matched but its middle differs too much.
+    fileprivate func apply(to text: inout [UInt32], at found: Range<Int>, using engine: TextDiffEngine,
+                           deleteThreshold: Double) -> Bool {
+        let source = edits.sourceScalars
+        if text[found].elementsEqual(source) {
+            text.replaceSubrange(found, with: edits.targetScalars)
+            return true
+        }
+
+        // An inexact match: map the hunk's changes onto what was found through a diff. A match
+        // has fewer errors than the source has scalars, so when insertions push its end past
+        // `found`, twice the source's length still holds it (diff-match-patch aligns `found`
+        // only, and misplaces the changes near its end then).
+        let isLargeDeletion = source.count > FuzzyMatcher.maxPatternLength
+        let window = isLargeDeletion ? found : found.lowerBound ..< min(text.count, found.lowerBound + 2 * source.count)
+        var alignment = engine.edits(from: source, to: [UInt32](text[window]), lineMode: false)
+        if isLargeDeletion && Double(TextDiff(alignment).levenshteinDistance) / Double(source.count) > deleteThreshold {
+            return false
+        }
+        alignment.alignToWordBoundaries()
+        // Unlike diff-match-patch, which advances its source position over insertions to
+        // approximate the shift, map pure source positions and add the shift exactly: the
+        // approximation misplaces deletions that follow an insertion near the hunk's end.
+        var sourceIndex = 0
+        var shift = 0
+        for edit in edits {
+            let length = edit.scalars.count
+            switch edit.operation {
+            case .equal:
+                sourceIndex += length
+            case .insert:
+                text.insert(contentsOf: edit.scalars, at: found.lowerBound + shift + alignment.targetIndex(forSourceIndex: sourceIndex))
+                shift += length
+            case .delete:
+                let deletedStart = found.lowerBound + shift + alignment.targetIndex(forSourceIndex: sourceIndex)
+                let deletedEnd = found.lowerBound + shift + alignment.targetIndex(forSourceIndex: sourceIndex + length)
+                text.removeSubrange(deletedStart ..< deletedEnd)
+                shift -= deletedEnd - deletedStart
+                sourceIndex += length
+            }
+        }
+        return true
     }
 }

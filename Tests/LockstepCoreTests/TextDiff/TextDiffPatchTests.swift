@@ -132,6 +132,17 @@ struct TextDiffPatchTests {
         #expect(TextPatch.make(from: "y", to: "y123").apply(to: "x") == ("x123", [true]))
     }
 
+    @Test func applyToleratesOddOptions() {
+        let patches = TextPatch.make(from: fox, to: foxChanged)
+        for threshold in [Double.nan, .infinity, -1, 2] {
+            for distance in [0, 1, Int.max] {
+                let result = patches.apply(to: "The quick red rabbit jumps over the tired tiger.",
+                                           options: .init(matchThreshold: threshold, matchDistance: distance))
+                #expect(result.applied.count == 2)
+            }
+        }
+    }
+
     @Test func applyDoesNotChangeThePatches() {
         let patches = TextPatch.make(from: "The quick brown fox jumps over the lazy dog.", to: "Woof")
         let copy = patches

@@ -29,11 +29,11 @@ enum RandomText {
 struct TextDiffPropertyTests {
     @Test func applyingMadeDeltasGivesTheTarget() async {
         await propertyCheck(input: RandomText.text, RandomText.text) { old, new throws in
-            #expect(try TextDelta.apply(TextDelta.make(from: old, to: new), to: old) == new)
+            #expect(try TextDelta.apply(TextDelta.make(from: old, to: new), to: old).scalars == new.scalars)
         }
         await propertyCheck(input: RandomText.related) { texts throws in
             let (old, new) = texts
-            #expect(try TextDelta.apply(TextDelta.make(from: old, to: new), to: old) == new)
+            #expect(try TextDelta.apply(TextDelta.make(from: old, to: new), to: old).scalars == new.scalars)
         }
     }
 
@@ -66,7 +66,7 @@ struct TextDiffPropertyTests {
             cleanups[1].cleanUpForEfficiency()
             cleanups[2].alignToWordBoundaries()
             for cleaned in cleanups {
-                #expect(cleaned.source == old && cleaned.target == new)
+                #expect(cleaned.source.scalars == old.scalars && cleaned.target.scalars == new.scalars)
                 #expect(!cleaned.edits.contains { $0.scalars.isEmpty })
             }
         }
@@ -77,16 +77,20 @@ struct TextDiffPropertyTests {
             let (old, new) = texts
             let patches = TextPatch.make(from: old, to: new)
             let result = patches.apply(to: old)
-            #expect(result.text == new)
+            #expect(result.text.scalars == new.scalars)
             #expect(result.applied.allSatisfy { $0 })
         }
     }
 
     @Test func concurrentEditsToDisjointRegionsBothLand() async {
         // base = x ⟦y1⟧ m ⟪y2⟫ z; one edit turns y1 into w1, the other y2 into w2. The brackets
-        // are not in the random alphabet, so they mark the regions unambiguously.
+        // are not in the random alphabet, so they mark the regions unambiguously, and m ends
+        // with a run longer than a hunk's context, so that neither edit rewrites the context
+        // the other one is placed by (when it does, the fuzzy patch may drop the edit, as
+        // diff-match-patch does).
         await propertyCheck(input: RandomText.shortText.array(of: 7)) { parts throws in
-            let (x, y1, w1, m, y2, w2, z) = (parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], parts[6])
+            let (x, y1, w1, y2, w2, z) = (parts[0], parts[1], parts[2], parts[4], parts[5], parts[6])
+            let m = parts[3] + "|0123456789 abcdefghijklmnopqrstuvwxyz|"
             func text(_ first: String, _ second: String) -> String { "\(x)⟦\(first)⟧\(m)⟪\(second)⟫\(z)" }
             let base = text(y1, y2)
             let firstEdit = TextDelta.make(from: base, to: text(w1, y2))
@@ -96,7 +100,7 @@ struct TextDiffPropertyTests {
                 let otherText = try TextDelta.apply(other, to: base)
                 let rebased = try TextDelta.transform(delta, over: other, base: base)
                 let merged = try rebased.map { try TextDelta.apply($0, to: otherText) } ?? otherText
-                #expect(merged == text(w1, w2))
+                #expect(merged.scalars == text(w1, w2).scalars, "\(merged.debugDescription) should be \(text(w1, w2).debugDescription)")
             }
         }
     }

@@ -10,6 +10,8 @@ extension [TextEdit] {
 }
 
 extension String {
+    /// The scalar values, for comparisons stricter than `==`, which treats "é" and "e\u{301}"
+    /// as equal.
     var scalars: [UInt32] { scalarValues }
 }
 
