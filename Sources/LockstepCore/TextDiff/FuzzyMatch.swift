@@ -30,9 +30,10 @@ struct FuzzyMatcher {
         return bitap(pattern, in: text, near: expected)
     }
 
-    /// Bitap: for each number of errors `e` in turn, tracks in one bit per pattern prefix
-    /// whether that prefix matches, with at most `e` errors, the text ending at each position.
-    /// Each round only scans as far from `expected` as a match could still beat the best score.
+    /// Bitap: for each number of errors `e` in turn, tracks with one bit per pattern suffix
+    /// whether that suffix matches the text from each position on with at most `e` errors
+    /// (insertions, deletions or substitutions). Each round scans only as far from `expected`
+    /// as a match could still beat the best score so far.
     func bitap(_ pattern: ArraySlice<UInt32>, in text: [UInt32], near expected: Int) -> Int? {
         precondition(pattern.count <= Self.maxPatternLength, "fuzzy match pattern longer than \(Self.maxPatternLength)")
         let pattern = Array(pattern)
