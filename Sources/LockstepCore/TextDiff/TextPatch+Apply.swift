@@ -94,13 +94,12 @@ extension TextPatch {
             return true
         }
 
-        // An inexact match: map the hunk's changes onto what was found through a diff. A match
-        // has fewer errors than the source has scalars, so when insertions push its end past
-        // `found`, twice the source's length still holds it (diff-match-patch aligns `found`
-        // only, and misplaces the changes near its end then).
+        // An inexact match: map the hunk's changes onto what was found through a diff of the
+        // source against the text it matched, as diff-match-patch does. (Aligning over a wider
+        // window places some changes better, but then concurrent insertions at one place order
+        // differently from Simperium's reference, whose vectors every client agrees on.)
         let isLargeDeletion = source.count > FuzzyMatcher.maxPatternLength
-        let window = isLargeDeletion ? found : found.lowerBound ..< min(text.count, found.lowerBound + 2 * source.count)
-        var alignment = engine.edits(from: source, to: [UInt32](text[window]), lineMode: false)
+        var alignment = engine.edits(from: source, to: [UInt32](text[found]), lineMode: false)
         if isLargeDeletion && Double(TextDiff(alignment).levenshteinDistance) / Double(source.count) > deleteThreshold {
             return false
         }
