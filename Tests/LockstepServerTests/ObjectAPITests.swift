@@ -137,5 +137,7 @@ struct ObjectAPITests {
         let write = try await bob.request("POST", "catalog/i/sword", body: ["price": 0])
         #expect(write.status == 403)
         #expect(try await server.request("GET", "/1/\(server.appID)/__options__/i/catalog", headers: admin).json == ["shared": true, "read_only": true])
+        #expect(try await bob.request("GET", "__options__/i/catalog").json == ["shared": true, "read_only": true])
+        #expect(try await bob.request("GET", "__options__/i/unset").json == [:])
     }
 }

@@ -90,8 +90,9 @@ struct ObjectRoutes<Context: RequestContext> {
 
     // MARK: Bucket options
 
+    /// Any user of the app may read a bucket's options (a client needs to know whether a bucket
+    /// is shared or has presence); only the admin sets them.
     private func options(_ identity: AccountService.Identity, bucket: String) async throws -> Response {
-        guard identity.isAdmin else { throw AccountError(.forbidden, "only the app's admin token reads bucket options") }
         return .json(.object(try await services.store.bucketOptions(appID: identity.appID, bucket: bucket) ?? [:]))
     }
 
