@@ -93,7 +93,7 @@ struct ObjectRoutes<Context: RequestContext> {
     /// Any user of the app may read a bucket's options (a client needs to know whether a bucket
     /// is shared or has presence); only the admin sets them.
     private func options(_ identity: AccountService.Identity, bucket: String) async throws -> Response {
-        return .json(.object(try await services.store.bucketOptions(appID: identity.appID, bucket: bucket) ?? [:]))
+        .json(.object(try await services.store.bucketOptions(appID: identity.appID, bucket: bucket) ?? [:]))
     }
 
     private func setOptions(_ identity: AccountService.Identity, bucket: String, body: JSONObject, replace: Bool) async throws -> Response {
