@@ -27,14 +27,17 @@ struct TestServer: Sendable {
         return limits
     }
 
-    static func start(limits: Limits = testLimits, clockOffsetNanoseconds: Int64 = 0, store: (any SyncStore)? = nil) async throws -> TestServer {
+    static func start(
+        limits: Limits = testLimits, clockOffsetNanoseconds: Int64 = 0, store: (any SyncStore)? = nil, releases: ReleaseService? = nil
+    ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let store = try store ?? SQLiteStore(path: directory.appendingPathComponent("lockstep.sqlite").path)
         var logger = Logger(label: "lockstep-test")
         logger.logLevel = .warning
-        let services = LockstepServices(
+        var services = LockstepServices(
             store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffsetNanoseconds), logger: logger)
+        services.releases = releases
         let app = try await services.accounts.createApp(name: "test")
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = LockstepServer.application(services: services, host: "127.0.0.1", port: 0) { channel in
