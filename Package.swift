@@ -85,6 +85,7 @@ let package = Package(
                 "LockstepPostgres",
                 "LockstepClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),
@@ -103,6 +104,16 @@ let package = Package(
                 "LockstepServer",
                 "LockstepCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LockstepClientTests",
+            dependencies: [
+                "LockstepClient",
+                "LockstepCore",
+                "LockstepServer",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings
