@@ -51,8 +51,10 @@ struct PurchaseRoutes<Context: RequestContext> {
                 operation: .modify(diff: nil, fullData: record), sourceVersion: nil, editTime: releases.now())
             do {
                 try await services.buckets.apply(change, to: scope)
-            } catch let rejection as ChangeRejection where rejection.reason == .duplicate {
-                // Another request with the same id got there first.
+            } catch let rejection as ChangeRejection where rejection.reason == .duplicate || rejection.reason == .emptyChange {
+                // Another request with the same id got there first: its change is found by its
+                // id, or, when it landed between the two reads of the bucket service, the
+                // record is already exactly this one.
                 guard let earlier = try await services.store.object(scope, key: wanted.id) else { throw rejection }
                 return try replay(earlier.data, of: wanted)
             }

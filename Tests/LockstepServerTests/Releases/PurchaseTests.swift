@@ -76,12 +76,12 @@ struct PurchaseTests {
         #expect(other.status == 409)
         #expect(other.json?["error"]?["reason"]?.stringValue == "purchase_id_reused")
         // Retries racing each other still record one purchase.
-        let racing = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<8 { group.addTask { try await setup.buy(id: "race").status } }
+        let racing = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+            for _ in 0..<8 { group.addTask { try await setup.buy(id: "race") } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(racing.filter { $0 == 201 }.count == 1)
-        #expect(racing.filter { $0 == 200 }.count == 7)
+        #expect(racing.filter { $0.status == 201 }.count == 1, "\(racing)")
+        #expect(racing.filter { $0.status == 200 }.count == 7, "\(racing)")
     }
 
     @Test func refusalsSayWhy() async throws {
