@@ -80,7 +80,7 @@ struct ReleaseRoutes<Context: RequestContext> {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: file.buffer))
     }
 
     private func key(_ request: Request, _ context: Context) async throws -> Response {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 public import LockstepCore
+import NIOCore
 
 /// The timed store: windows, keys, the live key stream and the schedule purchases are checked
 /// against, all derived from the configuration and the seed with no database.
@@ -91,13 +92,14 @@ public final class ReleaseService: Sendable {
     }
 }
 
-/// A window ready to send: its bytes and their entity tag.
+/// A window ready to send: its bytes, in a buffer every response shares without copying, and
+/// their entity tag.
 struct WindowFile: Sendable {
-    let bytes: [UInt8]
+    let buffer: ByteBuffer
     let etag: String
 
     init(bytes: [UInt8]) {
-        self.bytes = bytes
+        buffer = ByteBuffer(bytes: bytes)
         etag = "\"" + SHA256.hash(data: bytes).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
     }
 }
