@@ -85,6 +85,7 @@ let package = Package(
                 "LockstepPostgres",
                 "LockstepClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),
@@ -112,6 +113,7 @@ let package = Package(
             dependencies: [
                 "LockstepClient",
                 "LockstepCore",
+                "LockstepServer",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings

@@ -11,6 +11,8 @@ public struct LockstepServices: Sendable {
     public let limits: Limits
     public let clock: ServerClockSource
     public let logger: Logger
+    /// The timed store, when the server was given a store configuration.
+    public var releases: ReleaseService?
 
     public init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger) {
         self.store = store

@@ -22,6 +22,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var storage: StorageOptions
     @OptionGroup var limits: LimitOptions
+    @OptionGroup var storeOptions: StoreOptions
 
     @Option(name: .customLong("clock-offset-ms"), help: ArgumentHelp("Testing only: report server time shifted by this many milliseconds.", visibility: .hidden))
     var clockOffsetMilliseconds: Double = 0
@@ -42,10 +43,11 @@ struct Serve: AsyncParsableCommand {
         guard let port = port ?? environment["LOCKSTEP_PORT"].map({ Int($0) }) ?? 8080 else {
             throw ValidationError("LOCKSTEP_PORT must be a port number")
         }
+        let clock = ServerClockSource(offsetNanoseconds: Int64(clockOffsetMilliseconds * 1e6))
+        let releases = try storeOptions.releaseService(clock: clock)
         let store = try await storage.openStore()
-        let services = LockstepServices(
-            store: store, limits: try limits.resolved(), clock: ServerClockSource(offsetNanoseconds: Int64(clockOffsetMilliseconds * 1e6)),
-            logger: logger)
+        var services = LockstepServices(store: store, limits: try limits.resolved(), clock: clock, logger: logger)
+        services.releases = releases
         if clockOffsetMilliseconds != 0 {
             logger.warning("testing only: server time is shifted by \(clockOffsetMilliseconds) ms")
         }

@@ -28,7 +28,8 @@ struct TestServer: Sendable {
     }
 
     static func start(
-        limits: Limits = testLimits, clockOffsetNanoseconds: Int64 = 0, store: (any SyncStore)? = nil, logger: Logger? = nil
+        limits: Limits = testLimits, clockOffsetNanoseconds: Int64 = 0, store: (any SyncStore)? = nil, logger: Logger? = nil,
+        releases: ReleaseService? = nil
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -38,8 +39,9 @@ struct TestServer: Sendable {
             logger.logLevel = .warning
             return logger
         }()
-        let services = LockstepServices(
+        var services = LockstepServices(
             store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffsetNanoseconds), logger: logger)
+        services.releases = releases
         let app = try await services.accounts.createApp(name: "test")
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = LockstepServer.application(services: services, host: "127.0.0.1", port: 0) { channel in
