@@ -44,9 +44,7 @@ struct AuthTests {
     }
 
     @Test func badOrExpiredTokensAreRefused() async throws {
-        var limits = TestServer.testLimits
-        limits.tokenLifetimeSeconds = 1
-        let server = try await TestServer.start(limits: limits)
+        let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let user = try await server.createUser()
         #expect(try await user.request("GET", "note/index").status == 200)
@@ -55,10 +53,25 @@ struct AuthTests {
         let missing = try await server.request("GET", "/1/\(server.appID)/note/index")
         #expect(missing.status == 401)
         #expect(missing.errorMessage?.contains("X-Simperium-Token") == true)
-        try await Task.sleep(for: .milliseconds(1100))
-        let expired = try await user.request("GET", "note/index")
+        // A token whose lifetime ended a moment ago.
+        let expiredToken = Secrets.randomHex()
+        let now = server.services.clock.now()
+        try await server.services.store.insertToken(TokenRecord(
+            tokenHash: Secrets.hash(expiredToken), appID: server.appID, userID: user.userID, createdAt: now - 10_000_000_000,
+            expiresAt: now - 1_000_000))
+        let expired = try await server.request("GET", "/1/\(server.appID)/note/index", headers: ["X-Simperium-Token": expiredToken])
         #expect(expired.status == 401)
         #expect(expired.errorMessage?.contains("expired") == true)
+    }
+
+    @Test func tokensLastTheConfiguredLifetime() async throws {
+        var limits = TestServer.testLimits
+        limits.tokenLifetimeSeconds = 3600
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        let user = try await server.createUser()
+        let record = try #require(try await server.services.store.token(hash: Secrets.hash(user.token)))
+        #expect(record.expiresAt.map { $0 - record.createdAt } == 3_600_000_000_000)
     }
 
     @Test func adminIssuesTokensForUsersWithoutPasswords() async throws {
