@@ -35,6 +35,7 @@ public final class PostgresChangeRelay: Service {
     public let hub: ChangeHub
     private let reconnectDelay: Duration
     private let heartbeatInterval: Duration
+    private let heartbeatTimeout: Duration
     private let logger: Logger
     private let progress = Mutex(Progress())
 
@@ -50,16 +51,17 @@ public final class PostgresChangeRelay: Service {
     /// - Parameters:
     ///   - reconnectDelay: The first wait before listening again after the connection drops;
     ///     it doubles with each failed attempt, up to 30 seconds.
-    ///   - heartbeatInterval: How often the listening connection is asked to answer; one that
-    ///     does not answer within the same time is dropped and opened again.
+    ///   - heartbeatInterval: How often the listening connection is asked to answer.
+    ///   - heartbeatTimeout: How long it has to answer before it is dropped and opened again.
     public init(
         store: PostgresStore, hub: ChangeHub, reconnectDelay: Duration = .milliseconds(250),
-        heartbeatInterval: Duration = .seconds(10), logger: Logger
+        heartbeatInterval: Duration = .seconds(10), heartbeatTimeout: Duration = .seconds(10), logger: Logger
     ) {
         self.store = store
         self.hub = hub
         self.reconnectDelay = reconnectDelay
         self.heartbeatInterval = heartbeatInterval
+        self.heartbeatTimeout = heartbeatTimeout
         self.logger = logger
     }
 
@@ -162,11 +164,12 @@ public final class PostgresChangeRelay: Service {
     private func heartbeat(_ connection: PostgresConnection) async {
         let logger = logger
         let interval = heartbeatInterval
+        let timeout = heartbeatTimeout
         while (try? await Task.sleep(for: interval)) != nil {
             let answered = await withTaskGroup(of: Bool.self) { group in
                 group.addTask { (try? await connection.query("SELECT 1", logger: logger)) != nil }
                 group.addTask {
-                    guard (try? await Task.sleep(for: interval)) != nil else { return true }
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return true }
                     try? await connection.close()  // unblocks the query above
                     return false
                 }

@@ -3,7 +3,6 @@ import LockstepCore
 import LockstepPostgres
 import LockstepServer
 import PostgresNIO
-import Synchronization
 import Testing
 
 /// Two real server nodes on one PostgreSQL database, each with its change relay, as
@@ -67,7 +66,7 @@ struct TwoNodeTests {
     }
 
     @Test func changesMissedWhileTheRelayWasDisconnectedAreCaughtUp() async throws {
-        try await TwoNodes.with(reconnectDelay: .seconds(1)) { one, two in
+        try await TwoNodes.with(reconnectDelay: .seconds(3)) { one, two in
             let user = try await one.server.createUser()
             let scope = BucketScope(appID: one.server.appID, owner: .user(user.userID), bucket: "notes")
             let (events, continuation) = AsyncStream.makeStream(of: ChangeEvent.self)
@@ -76,10 +75,12 @@ struct TwoNodeTests {
 
             // Cut node 2's listening connection, and write on node 1 while it is down: the
             // notification goes nowhere, so only the catch-up after reconnecting can bring it.
+            // (Written straight through node 1's bucket service, to stay well inside the reconnect delay.)
             try await TwoNodes.terminateRelayConnection(of: two)
-            let write = try await one.request(user, "POST", "notes/i/n1", body: ["title": "missed"])
-            #expect(write.status == 200)
-            #expect(two.relay.generation == 1)
+            try await one.server.services.buckets.apply(
+                IncomingChange(key: "n1", changeID: "missed", clientID: "test", operation: .merge(["title": "missed"]), sourceVersion: nil, editTime: nil),
+                to: scope)
+            #expect(two.relay.generation == 1, "node 2 listened again before the write: the catch-up was not exercised")
 
             let event = try #require(await first(of: events, within: .seconds(15)))
             #expect(event.change.key == "n1" && event.change.endVersion == 1)
@@ -91,82 +92,27 @@ struct TwoNodeTests {
             #expect(live.change.key == "n2")
         }
     }
-}
 
-/// One node of a test cluster: a real server over a shared PostgreSQL store, with its relay running.
-struct TestNode: Sendable {
-    let server: TestServer
-    let store: PostgresStore
-    let relay: PostgresChangeRelay
-    let relaying: Task<Void, any Error>
+    @Test func aListeningConnectionThatStopsAnsweringIsReplaced() async throws {
+        try await TwoNodes.with(heartbeatTimeout: .milliseconds(500)) { one, two in
+            let user = try await one.server.createUser()
+            let scope = BucketScope(appID: one.server.appID, owner: .user(user.userID), bucket: "notes")
+            let (events, continuation) = AsyncStream.makeStream(of: ChangeEvent.self)
+            let subscription = two.server.services.hub.subscribe(scope) { continuation.yield($0) }
+            defer { two.server.services.hub.unsubscribe(subscription) }
 
-    /// A request as `user` to this node, for the app the user belongs to (created on node one).
-    func request(_ user: UserSession, _ method: String, _ path: String, body: JSONValue? = nil) async throws -> TestResponse {
-        try await server.request(
-            method, "/1/\(user.server.appID)/\(path)", headers: ["X-Simperium-Token": user.token], body: body, timeout: .seconds(60))
-    }
-}
+            // Freeze node 2's listening backend: its socket stays open but nothing answers, as
+            // when a network drops packets without a word. Only the heartbeat can notice.
+            let frozen = try await TwoNodes.freezeRelayBackend(of: two)
+            defer { kill(frozen, SIGCONT) }
+            let replaced = await completes(within: .seconds(15)) { await two.relay.waitUntilListening(generation: 2) }
+            kill(frozen, SIGCONT)
+            #expect(replaced, "the relay kept waiting on a connection that no longer answered")
 
-enum TwoNodes {
-    /// Starts two nodes on a fresh schema of the test database, runs `body`, and stops them.
-    static func with(reconnectDelay: Duration = .milliseconds(100), _ body: (TestNode, TestNode) async throws -> Void) async throws {
-        try await TestStores.withPostgresSchema { configuration in
-            let one = try await start(configuration, reconnectDelay: reconnectDelay)
-            let two = try await start(configuration, reconnectDelay: reconnectDelay)
-            do {
-                try await body(one, two)
-            } catch {
-                await stop(one)
-                await stop(two)
-                throw error
-            }
-            await stop(one)
-            await stop(two)
+            _ = try await one.request(user, "POST", "notes/i/n1", body: ["title": "after"])
+            let event = try #require(await first(of: events, within: .seconds(15)))
+            #expect(event.change.key == "n1")
         }
-    }
-
-    private static func start(_ configuration: PostgresStore.Configuration, reconnectDelay: Duration) async throws -> TestNode {
-        let store = try await PostgresStore.connect(configuration, logger: TestStores.quietLogger)
-        var limits = TestServer.testLimits
-        limits.changesLongPollSeconds = 30
-        let server = try await TestServer.start(limits: limits, store: store)
-        let relay = PostgresChangeRelay(
-            store: store, hub: server.services.hub, reconnectDelay: reconnectDelay, logger: TestStores.quietLogger)
-        let relaying = Task { try await relay.run() }
-        await relay.waitUntilListening()
-        return TestNode(server: server, store: store, relay: relay, relaying: relaying)
-    }
-
-    private static func stop(_ node: TestNode) async {
-        node.relaying.cancel()
-        _ = await node.relaying.result
-        await node.server.stop()
-        await node.store.shutdown()
-    }
-
-    /// Ends the node's listening connection from the server side, and waits until it is gone.
-    static func terminateRelayConnection(of node: TestNode) async throws {
-        let configuration = node.store.configuration
-        let admin = try await PostgresConnection.connect(
-            configuration: PostgresConnection.Configuration(
-                host: configuration.host, port: configuration.port, username: configuration.username,
-                password: configuration.password, database: configuration.database, tls: .disable),
-            id: 99, logger: TestStores.quietLogger)
-        let application = "lockstep relay \(node.store.nodeID)"
-        let pids = try await admin.query(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = \(application)", logger: TestStores.quietLogger
-        ).collect().map { try $0.decode(Int32.self) }
-        #expect(pids.count == 1)
-        for pid in pids {
-            _ = try await admin.query("SELECT pg_terminate_backend(\(pid))", logger: TestStores.quietLogger).collect()
-        }
-        try await waitUntil {
-            let left = try await admin.query(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = \(application)", logger: TestStores.quietLogger
-            ).collect()
-            return try left.first?.decode(Int64.self) == 0
-        }
-        try await admin.close()
     }
 }
 
@@ -201,4 +147,21 @@ func first<Element: Sendable>(of stream: AsyncStream<Element>, within limit: Dur
 
 enum WaitError: Error {
     case timedOut
+}
+
+/// Whether `operation` finished within `limit` (it is cancelled if not).
+func completes(within limit: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            await operation()
+            return !Task.isCancelled
+        }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return false
+        }
+        let result = await group.next() ?? false
+        group.cancelAll()
+        return result
+    }
 }
