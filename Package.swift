@@ -61,8 +61,11 @@ let package = Package(
         .target(
             name: "LockstepPostgres",
             dependencies: [
+                "LockstepCore",
                 "LockstepServer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -86,6 +89,7 @@ let package = Package(
                 "LockstepClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -102,7 +106,9 @@ let package = Package(
             name: "LockstepServerTests",
             dependencies: [
                 "LockstepServer",
+                "LockstepPostgres",
                 "LockstepCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LockstepServer
 import Logging
+import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,7 +57,17 @@ struct Serve: AsyncParsableCommand {
             let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)"
             say("Lockstep is listening on http://\(address), storing data in \(storage.storeDescription)")
         }
-        try await app.runService()
+        // The HTTP server comes last so that a graceful shutdown stops it first.
+        let group = ServiceGroup(
+            services: storage.companionServices(for: store, hub: services.hub, logger: logger) + [app],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        do {
+            try await group.run()
+        } catch {
+            await storage.close(store)
+            throw error
+        }
+        await storage.close(store)
     }
 }
 

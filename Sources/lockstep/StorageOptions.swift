@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import LockstepPostgres
 import LockstepServer
+import Logging
+import ServiceLifecycle
 
 /// Where the server's data lives: the options `serve`, `apps` and `tokens` share.
 struct StorageOptions: ParsableArguments {
@@ -20,18 +23,30 @@ struct StorageOptions: ParsableArguments {
 
     /// Opens the configured store, creating the data directory for SQLite if needed.
     func openStore() async throws -> any SyncStore {
-        if resolvedDatabaseURL != nil {
-            throw ValidationError("--database-url needs the PostgreSQL store, which this build does not include yet")
+        if let url = resolvedDatabaseURL {
+            return try await PostgresStore.connect(url: url)
         }
         let directory = resolvedDataDirectory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return try SQLiteStore(path: directory + "/lockstep.sqlite")
     }
 
-    /// A description of the store for people: a path, or the database host without credentials.
+    /// What runs beside the HTTP server for this store: on PostgreSQL, the relay that carries
+    /// changes between the nodes sharing the database.
+    func companionServices(for store: any SyncStore, hub: ChangeHub, logger: Logger) -> [any Service] {
+        guard let store = store as? PostgresStore else { return [] }
+        return [PostgresChangeRelay(store: store, hub: hub, logger: logger)]
+    }
+
+    /// Closes the store's connections, after the server has stopped.
+    func close(_ store: any SyncStore) async {
+        await (store as? PostgresStore)?.shutdown()
+    }
+
+    /// A description of the store for people: a path, or the database without credentials.
     var storeDescription: String {
-        if let url = resolvedDatabaseURL, let parsed = URL(string: url) {
-            return "PostgreSQL at \(parsed.host ?? "?")\(parsed.port.map { ":\($0)" } ?? "")\(parsed.path)"
+        if let url = resolvedDatabaseURL {
+            return "PostgreSQL at " + ((try? PostgresStore.Configuration(url: url).redactedDescription) ?? "?")
         }
         return "SQLite at \(resolvedDataDirectory)/lockstep.sqlite"
     }

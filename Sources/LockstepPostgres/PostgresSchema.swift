@@ -1,0 +1,149 @@
+import Logging
+import PostgresNIO
+
+/// Lockstep's tables in PostgreSQL, created and upgraded by numbered migrations.
+///
+/// The tables are those of the SQLite store, column for column, with one addition:
+/// `changes.origin` names the node that committed each change, so that a node catching up
+/// on missed notifications skips its own changes (it announced those itself).
+///
+/// Every node runs ``migrate(_:schema:logger:)`` when it connects. The migrations run in one
+/// transaction under an advisory lock, so nodes starting together neither race nor see a
+/// half-made schema, and running them again changes nothing.
+enum PostgresSchema {
+    /// Each migration is a list of statements (the extended protocol runs one statement per query).
+    static let migrations: [[PostgresQuery]] = [
+        [
+            """
+            CREATE TABLE apps (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                api_key_hash TEXT NOT NULL,
+                admin_token_hash TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_sequence BIGINT NOT NULL DEFAULT 0
+            )
+            """,
+            """
+            CREATE TABLE users (
+                app_id TEXT NOT NULL,
+                id TEXT NOT NULL,
+                username TEXT NOT NULL,
+                password_hash TEXT,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, id),
+                UNIQUE (app_id, username)
+            )
+            """,
+            """
+            CREATE TABLE tokens (
+                token_hash TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT
+            )
+            """,
+            """
+            CREATE TABLE bucket_options (
+                app_id TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                options TEXT NOT NULL,
+                PRIMARY KEY (app_id, bucket)
+            )
+            """,
+            """
+            CREATE TABLE buckets (
+                app_id TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                name TEXT NOT NULL,
+                epoch BIGINT NOT NULL,
+                last_sequence BIGINT NOT NULL,
+                PRIMARY KEY (app_id, owner, name)
+            )
+            """,
+            """
+            CREATE TABLE objects (
+                app_id TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                key TEXT NOT NULL,
+                version BIGINT NOT NULL,
+                data TEXT NOT NULL,
+                deleted BOOLEAN NOT NULL,
+                member_stamps TEXT NOT NULL,
+                sequence BIGINT NOT NULL,
+                PRIMARY KEY (app_id, owner, bucket, key)
+            )
+            """,
+            "CREATE INDEX objects_by_sequence ON objects (app_id, owner, bucket, sequence)",
+            """
+            CREATE TABLE versions (
+                app_id TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                key TEXT NOT NULL,
+                version BIGINT NOT NULL,
+                data TEXT NOT NULL,
+                PRIMARY KEY (app_id, owner, bucket, key, version)
+            )
+            """,
+            """
+            CREATE TABLE changes (
+                app_id TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                sequence BIGINT NOT NULL,
+                key TEXT NOT NULL,
+                operation TEXT NOT NULL,
+                source_version BIGINT,
+                end_version BIGINT NOT NULL,
+                diff TEXT,
+                client_id TEXT NOT NULL,
+                change_id TEXT NOT NULL,
+                edit_time BIGINT,
+                app_sequence BIGINT NOT NULL,
+                origin TEXT NOT NULL,
+                PRIMARY KEY (app_id, owner, bucket, sequence)
+            )
+            """,
+            "CREATE INDEX changes_by_app_sequence ON changes (app_id, bucket, app_sequence)",
+            // The change relay's catch-up reads an app's changes in commit order across buckets.
+            "CREATE INDEX changes_by_app_position ON changes (app_id, app_sequence)",
+            "CREATE UNIQUE INDEX changes_by_change_id ON changes (app_id, owner, bucket, change_id)",
+            "CREATE INDEX changes_by_key ON changes (app_id, owner, bucket, key, end_version)",
+        ],
+    ]
+
+    /// "Lockstep" in ASCII: the advisory lock that serializes migrations across nodes.
+    private static let migrationLock: Int64 = 0x4c6f_636b_7374_6570
+
+    static func migrate(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            if let schema {
+                // `schema` is a checked plain identifier (see `Configuration`), so quoting it is enough.
+                try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: "\"\(schema)\"")", logger: logger)
+            }
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS lockstep_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                logger: logger)
+            var applied = Set<Int>()
+            for try await version in try await connection.query("SELECT version FROM lockstep_migrations", logger: logger)
+                .decode(Int.self)
+            {
+                applied.insert(version)
+            }
+            for (index, statements) in migrations.enumerated() where !applied.contains(index + 1) {
+                for statement in statements { try await connection.query(statement, logger: logger) }
+                try await connection.query("INSERT INTO lockstep_migrations (version) VALUES (\(index + 1))", logger: logger)
+                logger.info("PostgreSQL store: applied migration \(index + 1)")
+            }
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+}

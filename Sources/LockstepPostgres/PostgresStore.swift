@@ -1,0 +1,207 @@
+import Foundation
+public import LockstepCore
+public import LockstepServer
+public import Logging
+import PostgresNIO
+
+/// The store for several server nodes: one PostgreSQL database that every node shares.
+///
+/// It keeps exactly what ``SQLiteStore`` keeps, in the same tables, with the same meaning;
+/// both pass the same contract tests. What changes is concurrency: nodes commit at the same
+/// time, so a commit takes its bucket's row lock before it checks anything (see
+/// ``commit(_:_:)``), and announces itself with a `NOTIFY` inside its transaction, which a
+/// ``PostgresChangeRelay`` on every node turns into local change events.
+///
+/// ```swift
+/// let store = try await PostgresStore.connect(url: "postgres://lockstep:secret@db:5432/lockstep")
+/// let services = LockstepServices(store: store, limits: Limits(), clock: ServerClockSource(), logger: logger)
+/// let relay = PostgresChangeRelay(store: store, hub: services.hub, logger: logger)
+/// // run the relay beside the HTTP server (both are services), then:
+/// await store.shutdown()
+/// ```
+public final class PostgresStore: SyncStore {
+    public let configuration: Configuration
+    /// This store's name among the nodes sharing the database: recorded with every change it
+    /// commits and sent in its notifications. Drawn anew each time a store connects.
+    public let nodeID: String
+    let client: PostgresClient
+    let logger: Logger
+    private let running: Task<Void, Never>
+
+    private init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        nodeID = UUID().uuidString.lowercased()
+        let client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: logger)
+        self.client = client
+        // The pool does its work (connecting, keeping alive, closing) inside `run()`, which
+        // must be running for any query to start; `shutdown()` ends it.
+        running = Task { await client.run() }
+    }
+
+    /// Connects to the database at `url` (see ``Configuration/init(url:)``) and brings its schema up to date.
+    public static func connect(url: String, logger: Logger = Logger(label: "lockstep.postgres")) async throws -> PostgresStore {
+        try await connect(Configuration(url: url), logger: logger)
+    }
+
+    /// Connects, and brings the schema up to date.
+    ///
+    /// Throws ``PostgresStoreError/cannotConnect(_:)`` at once when the server cannot be reached
+    /// or refuses the credentials, rather than leaving queries waiting for a pool that never fills.
+    public static func connect(_ configuration: Configuration, logger: Logger = Logger(label: "lockstep.postgres")) async throws
+        -> PostgresStore
+    {
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: try configuration.connectionConfiguration(application: "lockstep migrations"), id: 0, logger: logger)
+            do {
+                try await PostgresSchema.migrate(connection, schema: configuration.schema, logger: logger)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try await connection.close()
+        } catch {
+            throw PostgresStoreError.cannotConnect("\(configuration.redactedDescription): \(Self.describe(error))")
+        }
+        return PostgresStore(configuration: configuration, logger: logger)
+    }
+
+    /// Closes every connection. Queries after this fail.
+    public func shutdown() async {
+        running.cancel()
+        await running.value
+    }
+
+    // MARK: Accounts
+
+    public func insertApp(_ app: AppRecord) async throws {
+        do {
+            try await execute("""
+                INSERT INTO apps (id, name, api_key_hash, admin_token_hash, created_at)
+                VALUES (\(app.id), \(app.name), \(app.apiKeyHash), \(app.adminTokenHash), \(app.createdAt))
+                """)
+        } catch where error.isUniqueViolation {
+            throw StoreError.duplicate("app \(app.id)")
+        }
+    }
+
+    public func app(id: String) async throws -> AppRecord? {
+        try await rows("SELECT \(unescaped: Columns.app) FROM apps WHERE id = \(id)").first.map(Columns.app)
+    }
+
+    public func apps() async throws -> [AppRecord] {
+        // COLLATE "C" orders ids by their bytes, as SQLite does, whatever the database's locale.
+        try await rows("SELECT \(unescaped: Columns.app) FROM apps ORDER BY created_at, id COLLATE \"C\"").map(Columns.app)
+    }
+
+    public func insertUser(_ user: UserRecord) async throws {
+        do {
+            try await execute("""
+                INSERT INTO users (app_id, id, username, password_hash, created_at)
+                VALUES (\(user.appID), \(user.id), \(user.username), \(user.passwordHash), \(user.createdAt))
+                """)
+        } catch where error.isUniqueViolation {
+            throw StoreError.duplicate("user \(user.username)")
+        }
+    }
+
+    public func user(appID: String, username: String) async throws -> UserRecord? {
+        try await rows("SELECT \(unescaped: Columns.user) FROM users WHERE app_id = \(appID) AND username = \(username)")
+            .first.map(Columns.user)
+    }
+
+    public func user(appID: String, id: String) async throws -> UserRecord? {
+        try await rows("SELECT \(unescaped: Columns.user) FROM users WHERE app_id = \(appID) AND id = \(id)").first.map(Columns.user)
+    }
+
+    public func insertToken(_ token: TokenRecord) async throws {
+        try await execute("""
+            INSERT INTO tokens (token_hash, app_id, user_id, created_at, expires_at)
+            VALUES (\(token.tokenHash), \(token.appID), \(token.userID), \(token.createdAt), \(token.expiresAt))
+            """)
+    }
+
+    public func token(hash: String) async throws -> TokenRecord? {
+        try await rows("SELECT \(unescaped: Columns.token) FROM tokens WHERE token_hash = \(hash)").first.map(Columns.token)
+    }
+
+    // MARK: Bucket options
+
+    public func bucketOptions(appID: String, bucket: String) async throws -> JSONObject? {
+        try await rows("SELECT options FROM bucket_options WHERE app_id = \(appID) AND bucket = \(bucket)").first
+            .map { row in try StoredValueCoding.object(try row.decode(String.self)) }
+    }
+
+    public func setBucketOptions(appID: String, bucket: String, options: JSONObject) async throws {
+        try await execute("""
+            INSERT INTO bucket_options (app_id, bucket, options) VALUES (\(appID), \(bucket), \(StoredValueCoding.text(options)))
+            ON CONFLICT (app_id, bucket) DO UPDATE SET options = excluded.options
+            """)
+    }
+
+    // MARK: Queries
+
+    /// Runs a query on a pooled connection and collects its rows.
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await client.query(query, logger: logger).collect()
+    }
+
+    func execute(_ query: PostgresQuery) async throws {
+        _ = try await rows(query)
+    }
+
+    /// How a transaction ends: committed, or rolled back with an answer all the same (a
+    /// version conflict is an answer, not an error).
+    enum TransactionEnd<Value> {
+        case commit(Value)
+        case rollback(Value)
+    }
+
+    /// Runs `body` in a transaction on one pooled connection; an error rolls it back and is rethrown as is.
+    func transaction<Value: Sendable>(_ body: (PostgresConnection) async throws -> TransactionEnd<Value>) async throws -> Value {
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            let end: TransactionEnd<Value>
+            do {
+                end = try await body(connection)
+            } catch {
+                await rollBack(connection)
+                throw error
+            }
+            switch end {
+            case .commit(let value):
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            case .rollback(let value):
+                await rollBack(connection)
+                return value
+            }
+        }
+    }
+
+    /// Rolls back, or closes a connection that cannot, so that the pool never lends out a
+    /// connection stuck in a transaction.
+    private func rollBack(_ connection: PostgresConnection) async {
+        do {
+            try await connection.query("ROLLBACK", logger: logger)
+        } catch {
+            try? await connection.close()
+        }
+    }
+
+    /// A message for people: what the server said, or why it could not be reached.
+    /// (`PSQLError` hides everything from its `description` in case it reaches an end user.)
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        return error.underlying.map { "\(error.code): \($0)" } ?? "\(error.code)"
+    }
+}
+
+extension Error {
+    /// Whether PostgreSQL refused a row because a unique key already had it (SQLSTATE 23505).
+    var isUniqueViolation: Bool {
+        (self as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import LockstepCore
+import LockstepServer
+import Testing
+
+/// What every ``SyncStore`` must do, run against each store: a real SQLite file and a real
+/// PostgreSQL database, each fresh for each test.
+@Suite("Store contract (SQLite and PostgreSQL)")
+struct StoreContractTests {
+    @Test(arguments: StoreKind.allCases)
+    func appsUsersAndTokens(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let second = try await insertTestApp(store, id: "b-app", createdAt: 5)
+            let first = try await insertTestApp(store, id: "a-app", createdAt: 5)
+            let earliest = try await insertTestApp(store, id: "z-app", createdAt: 1)
+            #expect(try await store.apps().map(\.id) == [earliest, first, second])
+            #expect(try await store.app(id: first) == AppRecord(id: first, name: "test", apiKeyHash: "k-a-app", adminTokenHash: "a-a-app", createdAt: 5))
+            #expect(try await store.app(id: "nope") == nil)
+            await #expect(throws: StoreError.duplicate("app a-app")) { try await insertTestApp(store, id: first) }
+
+            let alice = UserRecord(appID: first, id: "u1", username: "alice@example.com", passwordHash: "scrypt$x", createdAt: 7)
+            try await store.insertUser(alice)
+            await #expect(throws: StoreError.duplicate("user alice@example.com")) {
+                try await store.insertUser(UserRecord(appID: first, id: "u2", username: "alice@example.com", passwordHash: nil, createdAt: 8))
+            }
+            let elsewhere = UserRecord(appID: second, id: "u1", username: "alice@example.com", passwordHash: nil, createdAt: 9)
+            try await store.insertUser(elsewhere)
+            #expect(try await store.user(appID: first, username: "alice@example.com") == alice)
+            #expect(try await store.user(appID: first, id: "u1") == alice)
+            #expect(try await store.user(appID: second, id: "u1") == elsewhere)
+            #expect(try await store.user(appID: first, id: "u2") == nil)
+
+            let lasting = TokenRecord(tokenHash: "h1", appID: first, userID: "u1", createdAt: 10, expiresAt: nil)
+            let expiring = TokenRecord(tokenHash: "h2", appID: first, userID: "u1", createdAt: 11, expiresAt: 99)
+            try await store.insertToken(lasting)
+            try await store.insertToken(expiring)
+            #expect(try await store.token(hash: "h1") == lasting)
+            #expect(try await store.token(hash: "h2") == expiring)
+            #expect(try await store.token(hash: "h3") == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func bucketOptions(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let app = try await insertTestApp(store)
+            #expect(try await store.bucketOptions(appID: app, bucket: "catalog") == nil)
+            try await store.setBucketOptions(appID: app, bucket: "catalog", options: ["shared": true, "readonly": true])
+            try await store.setBucketOptions(appID: app, bucket: "notes", options: ["presence": "user"])
+            #expect(try await store.bucketOptions(appID: app, bucket: "catalog") == ["shared": true, "readonly": true])
+            try await store.setBucketOptions(appID: app, bucket: "catalog", options: ["shared": false])
+            #expect(try await store.bucketOptions(appID: app, bucket: "catalog") == ["shared": false])
+            #expect(try await store.bucketOptions(appID: app, bucket: "notes") == ["presence": "user"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func commitChecksVersionsAndChangeIDs(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let scope = BucketScope(appID: try await insertTestApp(store), owner: .user("u1"), bucket: "notes")
+            let empty = try await store.currentVersion(of: scope)
+            #expect(empty.sequence == 0)
+            #expect(try await store.currentVersion(of: scope) == empty)
+            let writer = StoreWriter(store: store, scope: scope)
+
+            let (created, createdAt) = try StoreWriter.committed(try await writer.put("n1", ["title": "milk", "n": 1], changeID: "c1"))
+            #expect(createdAt == ChangeVersion(epoch: empty.epoch, sequence: 1))
+            #expect(created.sequence == 1 && created.endVersion == 1 && created.sourceVersion == nil)
+            let object = try #require(try await store.object(scope, key: "n1"))
+            #expect(object == StoredObject(
+                key: "n1", version: 1, data: ["title": "milk", "n": 1], isDeleted: false,
+                memberStamps: ["title": EditStamp(time: 1_000_000, clientID: "client-a"), "n": EditStamp(time: 1_000_000, clientID: "client-a")],
+                sequence: 1))
+
+            // A writer that planned against an older version loses the compare-and-swap.
+            #expect(try await writer.put("n1", ["title": "eggs"], expecting: 0) == .versionConflict)
+            // A change id seen before gets the change it was accepted as, and changes nothing.
+            #expect(try await writer.put("n1", ["title": "bread"], changeID: "c1") == .duplicate(created))
+            #expect(try await store.object(scope, key: "n1")?.version == 1)
+            #expect(try await store.currentVersion(of: scope).sequence == 1)
+
+            let (second, _) = try StoreWriter.committed(try await writer.put("n1", ["title": "eggs"], changeID: "c2"))
+            #expect(second.sequence == 2 && second.sourceVersion == 1 && second.endVersion == 2)
+            #expect(second.diff == ObjectDiff(from: ["title": "milk", "n": 1], to: ["title": "eggs"]))
+            let (removal, _) = try StoreWriter.committed(try await writer.remove("n1", changeID: "c3"))
+            #expect(removal.operation == .remove && removal.diff == nil && removal.editTime == nil)
+            #expect(try await store.object(scope, key: "n1")?.isDeleted == true)
+
+            #expect(try await store.change(scope, changeID: "c2") == second)
+            #expect(try await store.change(scope, changeID: "c9") == nil)
+            #expect(try await store.changes(scope, key: "n1", after: 0) == [created, second, removal])
+            #expect(try await store.changes(scope, key: "n1", after: 2) == [removal])
+            #expect(try await store.currentVersion(of: scope) == ChangeVersion(epoch: empty.epoch, sequence: 3))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func feedFollowsACursor(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let scope = BucketScope(appID: try await insertTestApp(store), owner: .shared, bucket: "feed")
+            let writer = StoreWriter(store: store, scope: scope)
+            var records: [ChangeRecord] = []
+            for index in 0..<5 { records.append(try await writer.commit("k\(index % 3)", ["i": .integer(Int64(index))]).0) }
+            let epoch = try await store.currentVersion(of: scope).epoch
+
+            #expect(try await store.feed(scope, after: ChangeVersion(epoch: epoch, sequence: 0), limit: 100) == records)
+            #expect(try await store.feed(scope, after: ChangeVersion(epoch: epoch, sequence: 2), limit: 2) == Array(records[2..<4]))
+            #expect(try await store.feed(scope, after: ChangeVersion(epoch: epoch, sequence: 5), limit: 100) == [])
+            // A cursor from another epoch, or from the future, is unknown: the client must index again.
+            #expect(try await store.feed(scope, after: ChangeVersion(epoch: epoch &+ 1, sequence: 0), limit: 100) == nil)
+            #expect(try await store.feed(scope, after: ChangeVersion(epoch: epoch, sequence: 6), limit: 100) == nil)
+            let unseen = BucketScope(appID: scope.appID, owner: .shared, bucket: "never-written")
+            #expect(try await store.feed(unseen, after: ChangeVersion(epoch: epoch, sequence: 0), limit: 100) == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func indexPagesKeepTheirSnapshot(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let scope = BucketScope(appID: try await insertTestApp(store), owner: .user("u1"), bucket: "items")
+            let writer = StoreWriter(store: store, scope: scope)
+            for key in ["a", "b", "c", "d", "e"] { try await writer.commit(key, ["name": .string(key)]) }  // sequences 1…5
+            try StoreWriter.committed(try await writer.remove("b"))  // 6
+
+            let first = try await store.index(scope, IndexQuery(limit: 2, includeData: true))
+            #expect(first.current.sequence == 6)
+            #expect(first.entries == [
+                IndexPage.Entry(key: "e", version: 1, data: ["name": "e"]), IndexPage.Entry(key: "d", version: 1, data: ["name": "d"]),
+            ])
+            let mark = try #require(first.next)
+            #expect(mark == IndexPosition(sequence: 4, key: "d"))
+
+            // A change during the walk does not move objects between its pages: "a" leaves the
+            // snapshot (the client gets it from the feed after `current`), "c" and nothing else remains.
+            try await writer.commit("a", ["name": "A"])  // 7
+            let second = try await store.index(scope, IndexQuery(snapshot: 6, after: mark, limit: 2, includeData: false))
+            #expect(second.entries == [IndexPage.Entry(key: "c", version: 1, data: nil)])
+            #expect(second.next == nil)
+            #expect(second.current.sequence == 7)
+
+            let fresh = try await store.index(scope, IndexQuery(limit: 10, includeData: false))
+            #expect(fresh.entries.map(\.key) == ["a", "e", "d", "c"])
+            #expect(fresh.entries.first?.version == 2)
+            let since = try await store.index(scope, IndexQuery(changedAfter: 4, limit: 10, includeData: true))
+            #expect(since.entries == [IndexPage.Entry(key: "a", version: 2, data: ["name": "A"]), IndexPage.Entry(key: "e", version: 1, data: ["name": "e"])])
+            let exact = try await store.index(scope, IndexQuery(limit: 4, includeData: false))
+            #expect(exact.entries.count == 4 && exact.next == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func onlyTheLastVersionsAreKept(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let scope = BucketScope(appID: try await insertTestApp(store), owner: .user("u1"), bucket: "history")
+            let writer = StoreWriter(store: store, scope: scope)
+            for version in 1...6 {
+                try StoreWriter.committed(try await writer.put("doc", ["v": .integer(Int64(version))], retaining: 3))
+            }
+            for version in 1...3 { #expect(try await store.objectData(scope, key: "doc", version: version) == nil) }
+            for version in 4...6 { #expect(try await store.objectData(scope, key: "doc", version: version) == ["v": .integer(Int64(version))]) }
+            // A tombstone keeps no data of its own; older versions still age out.
+            try StoreWriter.committed(try await writer.remove("doc"))
+            #expect(try await store.objectData(scope, key: "doc", version: 7) == nil)
+            #expect(try await store.objectData(scope, key: "doc", version: 6) == ["v": 6])
+            #expect(try await store.objectData(scope, key: "doc", version: 4) == ["v": 4])
+            // The change history is kept in full.
+            #expect(try await store.changes(scope, key: "doc", after: 0).map(\.endVersion) == Array(1...7))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func appFeedListsEveryOwnerInCommitOrder(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let app = try await insertTestApp(store)
+            let alice = StoreWriter(store: store, scope: BucketScope(appID: app, owner: .user("alice"), bucket: "notes"))
+            let bob = StoreWriter(store: store, scope: BucketScope(appID: app, owner: .user("bob"), bucket: "notes"))
+            let shared = StoreWriter(store: store, scope: BucketScope(appID: app, owner: .shared, bucket: "notes"))
+            let other = StoreWriter(store: store, scope: BucketScope(appID: app, owner: .user("alice"), bucket: "other"))
+            let a1 = try await alice.commit("x", ["n": 1]).0
+            try await other.commit("y", ["n": 2])
+            let b1 = try await bob.commit("x", ["n": 3]).0
+            let s1 = try await shared.commit("z", ["n": 4]).0
+            let a2 = try await alice.commit("x", ["n": 5]).0
+
+            let all = try await store.appFeed(appID: app, bucket: "notes", after: 0, limit: 100)
+            #expect(all.map(\.ownerKey) == ["alice", "bob", "", "alice"])
+            #expect(all.map(\.change) == [a1, b1, s1, a2])
+            #expect(all.map(\.appSequence) == [1, 3, 4, 5])
+            #expect(try await store.appFeed(appID: app, bucket: "notes", after: 3, limit: 1).map(\.change) == [s1])
+            #expect(try await store.appFeed(appID: app, bucket: "notes", after: 5, limit: 100).isEmpty)
+            #expect(try await store.appFeed(appID: "another-app", bucket: "notes", after: 0, limit: 100).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func ownersNeverSeeEachOthersData(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let app = try await insertTestApp(store)
+            let aliceScope = BucketScope(appID: app, owner: .user("alice"), bucket: "notes")
+            let bobScope = BucketScope(appID: app, owner: .user("bob"), bucket: "notes")
+            let sharedScope = BucketScope(appID: app, owner: .shared, bucket: "notes")
+            let otherAppScope = BucketScope(appID: try await insertTestApp(store), owner: .user("alice"), bucket: "notes")
+            try await StoreWriter(store: store, scope: aliceScope).commit("secret", ["pin": "1234"])
+            _ = try await StoreWriter(store: store, scope: aliceScope).put("same-id", ["x": 1], changeID: "shared-ccid")
+
+            for scope in [bobScope, sharedScope, otherAppScope] {
+                #expect(try await store.object(scope, key: "secret") == nil)
+                #expect(try await store.objectData(scope, key: "secret", version: 1) == nil)
+                #expect(try await store.changes(scope, key: "secret", after: 0).isEmpty)
+                #expect(try await store.change(scope, changeID: "shared-ccid") == nil)
+                #expect(try await store.index(scope, IndexQuery(limit: 10, includeData: true)).entries.isEmpty)
+                let version = try await store.currentVersion(of: scope)
+                #expect(version.sequence == 0)
+                #expect(try await store.feed(scope, after: ChangeVersion(epoch: version.epoch, sequence: 0), limit: 10) == [])
+                // The same change id in another scope is a new change, not a duplicate.
+                let (record, _) = try StoreWriter.committed(try await StoreWriter(store: store, scope: scope).put("same-id", ["x": 2], changeID: "shared-ccid"))
+                #expect(record.sequence == 1)
+            }
+            #expect(try await store.object(aliceScope, key: "same-id")?.data == ["x": 1])
+            #expect(try await store.appFeed(appID: app, bucket: "notes", after: 0, limit: 10).map(\.ownerKey) == ["alice", "alice", "bob", ""])
+        }
+    }
+}

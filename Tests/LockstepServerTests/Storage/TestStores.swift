@@ -1,0 +1,97 @@
+import Foundation
+import LockstepCore
+import LockstepPostgres
+import LockstepServer
+import Logging
+import PostgresNIO
+import Testing
+
+/// The stores every contract test runs against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// Fresh, real stores for tests: a SQLite file in a new temporary directory, or a new schema
+/// in the PostgreSQL database named by `LOCKSTEP_TEST_POSTGRES_URL` (`bash .ci/postgres.sh`
+/// starts one and prints its URL). Each is deleted when the test ends, so runs never meet.
+///
+/// Without that variable the PostgreSQL cases are cancelled with the reason, so they show as
+/// skipped rather than passed; when `CI` is set, they fail instead.
+enum TestStores {
+    static func with<T>(_ kind: StoreKind, _ body: (any SyncStore) async throws -> T) async throws -> T {
+        switch kind {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-store-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            return try await body(try SQLiteStore(path: directory.appendingPathComponent("lockstep.sqlite").path))
+        case .postgres:
+            return try await withPostgresSchema { configuration in
+                let store = try await PostgresStore.connect(configuration, logger: quietLogger)
+                do {
+                    let result = try await body(store)
+                    await store.shutdown()
+                    return result
+                } catch {
+                    await store.shutdown()
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// A configuration for a new, empty schema of the test database, dropped after `body`.
+    static func withPostgresSchema<T>(_ body: (PostgresStore.Configuration) async throws -> T) async throws -> T {
+        var configuration = try postgresConfiguration()
+        configuration.schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        do {
+            let result = try await body(configuration)
+            try await dropSchema(of: configuration)
+            return result
+        } catch {
+            try? await dropSchema(of: configuration)
+            throw error
+        }
+    }
+
+    static let postgresVariable = "LOCKSTEP_TEST_POSTGRES_URL"
+
+    private static func postgresConfiguration() throws -> PostgresStore.Configuration {
+        let environment = ProcessInfo.processInfo.environment
+        guard let url = environment[postgresVariable], !url.isEmpty else {
+            let reason = "\(postgresVariable) is not set, so the PostgreSQL store was not tested; `bash .ci/postgres.sh` starts a server and prints its URL"
+            if environment["CI"] != nil {
+                Issue.record("\(reason) (and CI is set, where it must be)")
+                throw TestStoreError.postgresMissing
+            }
+            // A cancelled test case is easy to miss in the output: say why, as a warning, too.
+            Issue.record(Comment(rawValue: "skipped: " + reason), severity: .warning)
+            try Test.cancel(Comment(rawValue: reason))
+        }
+        return try PostgresStore.Configuration(url: url)
+    }
+
+    private static func dropSchema(of configuration: PostgresStore.Configuration) async throws {
+        guard let schema = configuration.schema else { return }
+        let connection = try await PostgresConnection.connect(
+            configuration: PostgresConnection.Configuration(
+                host: configuration.host, port: configuration.port, username: configuration.username,
+                password: configuration.password, database: configuration.database, tls: .disable),
+            id: 1, logger: quietLogger)
+        try await connection.query("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE", logger: quietLogger)
+        try await connection.close()
+    }
+
+    static var quietLogger: Logger {
+        var logger = Logger(label: "lockstep-test-store")
+        logger.logLevel = .error
+        return logger
+    }
+}
+
+enum TestStoreError: Error {
+    case postgresMissing
+}

@@ -1,0 +1,121 @@
+import Foundation
+import LockstepCore
+import LockstepPostgres
+import LockstepServer
+import PostgresNIO
+import Testing
+
+/// One node of a test cluster: a real server over a shared PostgreSQL store, with its relay running.
+struct TestNode: Sendable {
+    let server: TestServer
+    let store: PostgresStore
+    let relay: PostgresChangeRelay
+    let relaying: Task<Void, any Error>
+
+    /// A request as `user` to this node, for the app the user belongs to (created on node one).
+    func request(_ user: UserSession, _ method: String, _ path: String, body: JSONValue? = nil) async throws -> TestResponse {
+        try await server.request(
+            method, "/1/\(user.server.appID)/\(path)", headers: ["X-Simperium-Token": user.token], body: body, timeout: .seconds(60))
+    }
+}
+
+enum TwoNodes {
+    /// Starts two nodes on a fresh schema of the test database, runs `body`, and stops them.
+    static func with(
+        reconnectDelay: Duration = .milliseconds(100), heartbeatTimeout: Duration = .seconds(10),
+        _ body: (TestNode, TestNode) async throws -> Void
+    ) async throws {
+        try await TestStores.withPostgresSchema { configuration in
+            let one = try await start(configuration, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
+            let two = try await start(configuration, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
+            do {
+                try await body(one, two)
+            } catch {
+                await stop(one)
+                await stop(two)
+                throw error
+            }
+            await stop(one)
+            await stop(two)
+        }
+    }
+
+    private static func start(
+        _ configuration: PostgresStore.Configuration, reconnectDelay: Duration, heartbeatTimeout: Duration
+    ) async throws -> TestNode {
+        let store = try await PostgresStore.connect(configuration, logger: TestStores.quietLogger)
+        var limits = TestServer.testLimits
+        limits.changesLongPollSeconds = 30
+        let server = try await TestServer.start(limits: limits, store: store)
+        // A quick heartbeat, so that its queries run on the listening connection during the tests.
+        let relay = PostgresChangeRelay(
+            store: store, hub: server.services.hub, reconnectDelay: reconnectDelay, heartbeatInterval: .milliseconds(100),
+            heartbeatTimeout: heartbeatTimeout, logger: TestStores.quietLogger)
+        let relaying = Task { try await relay.run() }
+        await relay.waitUntilListening()
+        return TestNode(server: server, store: store, relay: relay, relaying: relaying)
+    }
+
+    private static func stop(_ node: TestNode) async {
+        node.relaying.cancel()
+        _ = await node.relaying.result
+        await node.server.stop()
+        await node.store.shutdown()
+    }
+
+    /// Ends the node's listening connection from the server side, and waits until it is gone.
+    static func terminateRelayConnection(of node: TestNode) async throws {
+        try await withAdminConnection(node) { admin in
+            let pid = try await relayBackend(of: node, admin)
+            _ = try await admin.query("SELECT pg_terminate_backend(\(pid))", logger: TestStores.quietLogger).collect()
+            try await waitUntil {
+                let left = try await admin.query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = \(pid)", logger: TestStores.quietLogger
+                ).collect()
+                return try left.first?.decode(Int64.self) == 0
+            }
+        }
+    }
+
+    /// Stops (SIGSTOP) the server process behind the node's listening connection, and returns its pid.
+    ///
+    /// Only for a server on this machine that the tests may signal (as root, in CI); the case is
+    /// skipped otherwise.
+    static func freezeRelayBackend(of node: TestNode) async throws -> pid_t {
+        guard ["127.0.0.1", "localhost", "::1"].contains(node.store.configuration.host) else {
+            try Test.cancel("the test database is not on this machine, so its processes cannot be frozen")
+        }
+        let pid = pid_t(try await withAdminConnection(node) { admin in try await relayBackend(of: node, admin) })
+        let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+        try #require(command.hasPrefix("postgres"), "process \(pid) is not a PostgreSQL backend: \(command)")
+        guard kill(pid, SIGSTOP) == 0 else {
+            try Test.cancel("this test may not signal PostgreSQL's processes (errno \(errno)); run it as root or as postgres")
+        }
+        return pid
+    }
+
+    private static func relayBackend(of node: TestNode, _ admin: PostgresConnection) async throws -> Int32 {
+        let pids = try await admin.query(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = \("lockstep relay \(node.store.nodeID)")",
+            logger: TestStores.quietLogger
+        ).collect().map { try $0.decode(Int32.self) }
+        return try #require(pids.count == 1 ? pids.first : nil, "node \(node.store.nodeID) has \(pids.count) listening connections")
+    }
+
+    private static func withAdminConnection<T>(_ node: TestNode, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let configuration = node.store.configuration
+        let admin = try await PostgresConnection.connect(
+            configuration: PostgresConnection.Configuration(
+                host: configuration.host, port: configuration.port, username: configuration.username,
+                password: configuration.password, database: configuration.database, tls: .disable),
+            id: 99, logger: TestStores.quietLogger)
+        do {
+            let result = try await body(admin)
+            try await admin.close()
+            return result
+        } catch {
+            try? await admin.close()
+            throw error
+        }
+    }
+}
