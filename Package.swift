@@ -85,6 +85,7 @@ let package = Package(
                 "LockstepPostgres",
                 "LockstepClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "WSClient", package: "swift-websocket"),
             ],
             swiftSettings: strictSettings
         ),
@@ -104,6 +105,7 @@ let package = Package(
                 "LockstepCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "WSClient", package: "swift-websocket"),
             ],
             swiftSettings: strictSettings
         ),
