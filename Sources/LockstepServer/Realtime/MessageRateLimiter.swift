@@ -24,7 +24,7 @@ struct MessageRateLimiter {
         guard rate > 0 else { return .zero }
         let elapsed = now - refilledAt
         refilledAt = now
-        tokens = min(burst, tokens + Double(elapsed.components.seconds) * rate + Double(elapsed.components.attoseconds) * 1e-18 * rate)
+        tokens = min(burst, tokens + elapsed / .seconds(1) * rate)
         tokens -= 1
         return tokens >= 0 ? .zero : .seconds(-tokens / rate)
     }

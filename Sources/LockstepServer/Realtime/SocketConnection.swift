@@ -48,6 +48,8 @@ final class SocketConnection: Sendable {
                     // The peer is gone; the reader sees the socket close.
                     closer.close(because: .ended)
                 }
+                // Nothing more goes out: release whoever waits for room (the reader, catch-ups).
+                outbox.close()
             }
             group.addTask { [self] in await watchForStalledWrites() }
             do {
@@ -67,6 +69,7 @@ final class SocketConnection: Sendable {
 
     /// Ends the connection from the server's side because it cannot go on.
     func fail(_ problem: String) {
+        outbox.close()
         guard closer.close(because: .ended) else { return }
         logger.error("closing a streaming connection: \(problem)")
     }
@@ -79,6 +82,7 @@ final class SocketConnection: Sendable {
         while !Task.isCancelled {
             do { try await Task.sleep(for: .seconds(timeout / 4)) } catch { return }
             guard let stalled = outbox.stalledFor(), stalled > .seconds(timeout) else { continue }
+            outbox.close()
             if closer.close(because: .slowReader) {
                 logger.warning("closing a slow reader: no message got through for \(stalled)")
                 LockstepMetrics.slowReadersClosed.increment()

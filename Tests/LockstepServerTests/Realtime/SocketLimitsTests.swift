@@ -104,6 +104,29 @@ struct SocketLimitsTests {
         #expect(await quiet.next() == "h:2")
     }
 
+    @Test func aPeerThatStopsReadingMidStreamIsClosedAndForgotten() async throws {
+        var limits = TestServer.testLimits
+        limits.heartbeatTimeoutSeconds = 1
+        limits.outgoingBufferBytes = 1 << 30
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        let user = try await server.createUser()
+        _ = try await user.request("POST", "note/i/big", body: ["text": .string(String(repeating: "b", count: 256 * 1024))])
+        let events = ConnectionEvents(server)
+        let gone = try await SocketTestClient.connect(to: server, reading: false)
+        defer { Task { await gone.close() } }
+        try await gone.send(#"0:init:{"name":"note","token":"\#(user.token)","clientid":"gone"}"#)
+
+        // Far more than the socket buffers hold: writes stall, and the pings queue behind them.
+        let started = ContinuousClock.now
+        for _ in 1...40 { try await gone.send("0:e:big.1") }
+        let end = try #require(await events.nextEnd(timeout: .seconds(15)))
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect([SocketCloseReason.slowReader, .ended].contains(end.reason))
+        #expect(server.services.connections.count == 0)
+        #expect(server.services.hub.subscriberCount(BucketScope(appID: server.appID, owner: .user(user.userID), bucket: "note")) == 0)
+    }
+
     @Test func aFloodingClientIsSlowedToItsRate() async throws {
         var limits = TestServer.testLimits
         limits.messagesPerSecond = 100
