@@ -1,4 +1,5 @@
 public import Hummingbird
+import HummingbirdWebSocket
 import Logging
 public import NIOCore
 
@@ -31,6 +32,9 @@ public enum LockstepServer {
     ) -> some ApplicationProtocol {
         Application(
             router: router(services: services),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: SocketRoutes.router(services: services),
+                configuration: .init(ws: SocketRoutes.configuration(limits: services.limits))),
             configuration: .init(address: .hostname(host, port: port), serverName: "Lockstep"),
             onServerRunning: onServerRunning,
             logger: services.logger)

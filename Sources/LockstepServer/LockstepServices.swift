@@ -8,6 +8,8 @@ public struct LockstepServices: Sendable {
     public let accounts: AccountService
     public let buckets: BucketService
     public let hub: ChangeHub
+    /// The open streaming connections, and hooks on their lives.
+    public let connections: ConnectionRegistry
     public let limits: Limits
     public let clock: ServerClockSource
     public let logger: Logger
@@ -20,6 +22,7 @@ public struct LockstepServices: Sendable {
         self.clock = clock
         self.logger = logger
         self.hub = ChangeHub()
+        self.connections = ConnectionRegistry()
         self.accounts = AccountService(store: store, limits: limits, now: { clock.now() })
         self.buckets = BucketService(store: store, hub: hub, limits: limits)
     }

@@ -11,6 +11,10 @@ struct LimitOptions: ParsableArguments {
     var maximumRequestBytes: Int?
     @Option(name: .customLong("max-message-bytes"), help: "Largest streaming message.")
     var maximumMessageBytes: Int?
+    @Option(name: .customLong("max-frame-bytes"), help: "Largest streaming message read at all; past it the connection closes (1009).")
+    var maximumFrameBytes: Int?
+    @Option(name: .customLong("max-channels"), help: "Channels (buckets) one streaming connection may open.")
+    var maximumChannelsPerConnection: Int?
     @Option(name: .customLong("retained-versions"), help: "Versions kept per object.")
     var retainedVersions: Int?
     @Option(name: .customLong("changes-wait-seconds"), help: "How long GET /changes waits for a change.")
@@ -41,6 +45,8 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(maximumObjectBytes, "LOCKSTEP_MAX_OBJECT_BYTES") { limits.maximumObjectBytes = value }
         if let value = try pick(maximumRequestBytes, "LOCKSTEP_MAX_REQUEST_BYTES") { limits.maximumRequestBytes = value }
         if let value = try pick(maximumMessageBytes, "LOCKSTEP_MAX_MESSAGE_BYTES") { limits.maximumMessageBytes = value }
+        if let value = try pick(maximumFrameBytes, "LOCKSTEP_MAX_FRAME_BYTES") { limits.maximumFrameBytes = value }
+        if let value = try pick(maximumChannelsPerConnection, "LOCKSTEP_MAX_CHANNELS") { limits.maximumChannelsPerConnection = value }
         if let value = try pick(retainedVersions, "LOCKSTEP_RETAINED_VERSIONS") { limits.retainedVersions = value }
         if let value = try pick(changesLongPollSeconds, "LOCKSTEP_CHANGES_WAIT_SECONDS") { limits.changesLongPollSeconds = value }
         if let value = try pick(heartbeatTimeoutSeconds, "LOCKSTEP_HEARTBEAT_TIMEOUT_SECONDS") { limits.heartbeatTimeoutSeconds = value }

@@ -6,7 +6,7 @@ struct LockstepCommand: AsyncParsableCommand {
         commandName: "lockstep",
         abstract: "Shared time and shared state for apps: the Lockstep server and the tools around it.",
         subcommands: [
-            Serve.self, Apps.self, Tokens.self,
+            Serve.self, Apps.self, Tokens.self, Tail.self,
             DiffCommand.self, PatchCommand.self, TransformCommand.self,
             StoreCommand.self, BenchCommand.self,
         ])

@@ -55,9 +55,15 @@ public enum ChangeMessage {
     /// The error a client gets for a refused change: `{"clientid","id","ccids","error"}`, plus
     /// Lockstep's `message` saying what was wrong (Simperium clients ignore fields they don't know).
     public static func rejection(_ rejection: ChangeRejection, key: String, changeID: String, clientID: String) -> JSONValue {
+        self.rejection(code: rejection.code, message: rejection.message, key: key, changeID: changeID, clientID: clientID)
+    }
+
+    /// The same error shape for a refusal that is not about the change itself (a read-only
+    /// bucket: 403; a failing store: 500).
+    public static func rejection(code: Int, message: String, key: String, changeID: String, clientID: String) -> JSONValue {
         [
             "clientid": .string(clientID), "id": .string(key), "ccids": [.string(changeID)],
-            "error": .integer(Int64(rejection.code)), "message": .string(rejection.message),
+            "error": .integer(Int64(code)), "message": .string(message),
         ]
     }
 }

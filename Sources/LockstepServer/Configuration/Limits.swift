@@ -5,8 +5,15 @@ public struct Limits: Sendable, Equatable {
     public var maximumObjectBytes = 2 * 1024 * 1024
     /// The largest HTTP request body.
     public var maximumRequestBytes = 8 * 1024 * 1024
-    /// The largest message a streaming client may send.
+    /// The largest message a streaming client may send. A larger one is answered with error 413
+    /// (for a change, naming its `ccid`, so the client can drop it) and the connection stays open.
     public var maximumMessageBytes = 4 * 1024 * 1024
+    /// The largest streaming message (or single WebSocket frame) the server reads at all. Past
+    /// it the server stops reading and closes the connection with status 1009 (message too big),
+    /// so one connection never makes the server buffer more than this.
+    public var maximumFrameBytes = 8 * 1024 * 1024
+    /// How many channels (buckets) one streaming connection may open.
+    public var maximumChannelsPerConnection = 100
     /// How many versions of each object are kept for late changes and history requests.
     public var retainedVersions = 60
     /// The default and largest page of `index` requests.
@@ -14,11 +21,14 @@ public struct Limits: Sendable, Equatable {
     public var maximumIndexPage = 1000
     /// How long `GET /changes` waits for a change before answering with none.
     public var changesLongPollSeconds = 25.0
-    /// A streaming connection that sends nothing (not even a heartbeat) for this long is closed.
+    /// A streaming connection that answers nothing for this long (no message, no heartbeat, no
+    /// reply to the server's WebSocket pings, sent every half of this) is closed, and so is one
+    /// whose peer has not taken a single outgoing message for this long.
     public var heartbeatTimeoutSeconds = 40.0
     /// Bytes queued for one streaming connection before it counts as a slow reader and is closed.
     public var outgoingBufferBytes = 8 * 1024 * 1024
-    /// Messages one streaming connection may send per second (a burst of twice as many is allowed).
+    /// Messages one streaming connection may send per second (a burst of twice as many is
+    /// allowed); past it the server reads that connection's messages more slowly. 0 turns it off.
     public var messagesPerSecond = 500.0
     /// HTTP requests one caller (token, or address without one) may make per second (bursts of twice as many).
     public var httpRequestsPerSecond = 200.0

@@ -19,24 +19,14 @@ struct FeedRoutes<Context: RequestContext> {
         let limit = try request.queryInteger("limit", range: 1...limits.maximumIndexPage) ?? limits.defaultIndexPage
         return try await mappingServiceErrors {
             let scope = try await services.scope(for: identity, bucket: bucket, writing: false)
-            var snapshot: ChangeVersion?
-            var after: IndexPosition?
-            if let mark = request.query("mark") {
-                guard let parsed = IndexMark(mark) else { throw HTTPError(.badRequest, message: "mark \(mark) is not one this server gave") }
-                snapshot = parsed.snapshot
-                after = IndexPosition(sequence: parsed.position, key: "")
-            }
             var changedAfter: Int64?
             if let since = request.query("since") {
                 guard let cursor = ChangeVersion(since) else { throw HTTPError(.badRequest, message: "since must be a change version") }
                 changedAfter = cursor.sequence
             }
-            let page = try await services.store.index(
-                scope,
-                IndexQuery(snapshot: snapshot?.sequence, after: after, changedAfter: changedAfter, limit: limit,
-                           includeData: request.flag("data")))
-            let current = snapshot ?? page.current
-            return .json(IndexResponse.json(page, current: current))
+            return .json(try await IndexResponse.page(
+                of: scope, in: services.store, mark: request.query("mark"), changedAfter: changedAfter, limit: limit,
+                includeData: request.flag("data")))
         }
     }
 
@@ -134,46 +124,5 @@ struct FeedRoutes<Context: RequestContext> {
                 appID: app, token: request.headers[.simperiumToken], actingUserID: request.headers[.simperiumUser])
         }
         return (identity, bucket)
-    }
-}
-
-/// An index page's `mark`: the walk's snapshot version and where the next page starts.
-struct IndexMark {
-    var snapshot: ChangeVersion
-    var position: Int64
-
-    init(snapshot: ChangeVersion, position: Int64) {
-        self.snapshot = snapshot
-        self.position = position
-    }
-
-    init?(_ text: String) {
-        guard text.utf8.count == 40, let snapshot = ChangeVersion(text.prefix(24)),
-            let position = UInt64(text.suffix(16), radix: 16)
-        else { return nil }
-        self.init(snapshot: snapshot, position: Int64(truncatingIfNeeded: position))
-    }
-
-    var description: String {
-        let digits = String(UInt64(position), radix: 16)
-        return snapshot.description + String(repeating: "0", count: 16 - digits.count) + digits
-    }
-}
-
-/// The index response both protocols share: `{"current","index":[{"id","v","d"?}],"mark"?}`.
-enum IndexResponse {
-    static func json(_ page: IndexPage, current: ChangeVersion) -> JSONValue {
-        var fields: JSONObject = [
-            "current": .string(current.description),
-            "index": .array(page.entries.map { entry in
-                var item: JSONObject = ["id": .string(entry.key), "v": .integer(Int64(entry.version))]
-                if let data = entry.data { item["d"] = .object(data) }
-                return .object(item)
-            }),
-        ]
-        if let next = page.next {
-            fields["mark"] = .string(IndexMark(snapshot: current, position: next.sequence).description)
-        }
-        return .object(fields)
     }
 }

@@ -1,0 +1,122 @@
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import Synchronization
+
+/// One streaming client's WebSocket, from the upgrade to the close: it reads the client's
+/// messages in order (``SocketDispatcher``), writes everything it sends through one bounded
+/// ``SocketOutbox``, and watches that its peer keeps up.
+///
+/// Three tasks run per connection: the reader (the WebSocket handler's own task), the writer
+/// draining the outbox, and a watchdog for writes the peer never takes. Changes announced on
+/// the ``ChangeHub`` reach the outbox from whichever task published them.
+final class SocketConnection: Sendable {
+    let info: SocketConnectionInfo
+    let services: LockstepServices
+    let outbox: SocketOutbox
+    let encoding: ChangeEncodingCache
+    let logger: Logger
+    private let closer: Closer
+
+    init(info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel, logger: Logger) {
+        var logger = logger
+        logger[metadataKey: "lockstep.socket"] = .stringConvertible(info.id)
+        let closer = Closer(channel: channel)
+        let limit = services.limits.outgoingBufferBytes
+        self.info = info
+        self.services = services
+        self.encoding = encoding
+        self.logger = logger
+        self.closer = closer
+        self.outbox = SocketOutbox(limit: limit) { [logger] queued in
+            guard closer.close(because: .slowReader) else { return }
+            logger.warning("closing a slow reader: \(queued) bytes would wait to be sent, over the limit of \(limit)")
+            LockstepMetrics.slowReadersClosed.increment()
+        }
+    }
+
+    /// Serves the connection until it ends, then tells the registry.
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        logger.debug("streaming connection opened", metadata: ["lockstep.peer": .string(info.remoteAddress ?? "?")])
+        var dispatcher = SocketDispatcher(connection: self)
+        var failure: (any Error)?
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                do {
+                    try await outbox.run(writingTo: outbound, stamp: services.clock.now)
+                } catch {
+                    // The peer is gone; the reader sees the socket close.
+                    closer.close(because: .ended)
+                }
+                // Nothing more goes out: release whoever waits for room (the reader, catch-ups).
+                outbox.close()
+            }
+            group.addTask { [self] in await watchForStalledWrites() }
+            do {
+                try await dispatcher.read(inbound)
+            } catch {
+                failure = error
+            }
+            dispatcher.closeChannels()
+            outbox.close()
+            group.cancelAll()
+        }
+        let end = SocketConnectionEnd(connection: info, reason: closer.reason, peakQueuedBytes: outbox.peakBytes)
+        logger.debug("streaming connection closed", metadata: ["lockstep.reason": "\(end.reason)"])
+        services.connections.close(end)
+        if let failure { throw failure }
+    }
+
+    /// Ends the connection from the server's side because it cannot go on.
+    func fail(_ problem: String) {
+        outbox.close()
+        guard closer.close(because: .ended) else { return }
+        logger.error("closing a streaming connection: \(problem)")
+    }
+
+    /// Closes the connection when the peer has not taken a single message for the heartbeat
+    /// timeout. The WebSocket pings cannot catch this case: they queue behind the stalled write.
+    private func watchForStalledWrites() async {
+        let timeout = services.limits.heartbeatTimeoutSeconds
+        guard timeout > 0 else { return }
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: .seconds(timeout / 4)) } catch { return }
+            guard let stalled = outbox.stalledFor(), stalled > .seconds(timeout) else { continue }
+            outbox.close()
+            if closer.close(because: .slowReader) {
+                logger.warning("closing a slow reader: no message got through for \(stalled)")
+                LockstepMetrics.slowReadersClosed.increment()
+            }
+            return
+        }
+    }
+
+    /// Closes the socket at once, the first time only, and remembers why.
+    ///
+    /// An abrupt close is the only kind that works on a peer that does not read: a close
+    /// frame would queue behind everything it did not take.
+    final class Closer: Sendable {
+        private let channel: any Channel
+        private let closedBecause = Mutex<SocketCloseReason?>(nil)
+
+        init(channel: any Channel) {
+            self.channel = channel
+        }
+
+        /// Closes the socket; `false` when it was closed already.
+        @discardableResult
+        func close(because reason: SocketCloseReason) -> Bool {
+            let first = closedBecause.withLock { closed in
+                guard closed == nil else { return false }
+                closed = reason
+                return true
+            }
+            if first { channel.close(mode: .all, promise: nil) }
+            return first
+        }
+
+        var reason: SocketCloseReason {
+            closedBecause.withLock { $0 } ?? .ended
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import LockstepCore
+
+extension SocketDispatcher {
+    /// `N:init:{"name","token","clientid"|"client_id","api","app_id"?,"cmd"?,…}`: authorizes
+    /// channel N for a bucket, answers `N:auth:<username>` (or `N:auth:{"msg","code"}`), then
+    /// runs `cmd`, the first request (Android sends its first `i` or `cv` only there).
+    ///
+    /// Fields a client sends beyond these (`library`, `version`, `build`…) are ignored; `api`
+    /// may be a string or a number.
+    mutating func initialize(_ number: Int, _ payload: String?) async {
+        guard let payload, case .object(let fields)? = try? JSONValue(parsing: payload) else {
+            return refuseAuth(number, 400, "init needs a JSON object: {\"name\",\"token\",\"clientid\",\"api\"}")
+        }
+        guard case .string(let bucket)? = fields["name"] else {
+            return refuseAuth(number, 400, "init needs the bucket's \"name\"")
+        }
+        guard case .string(let token)? = fields["token"], !token.isEmpty else {
+            return refuseAuth(number, 401, "init needs an access \"token\"")
+        }
+        if let appID = fields["app_id"]?.stringValue, appID != connection.info.appID {
+            return refuseAuth(number, 400, "app_id \(appID) is not the app of this socket, \(connection.info.appID)")
+        }
+        var command: (name: String, payload: String?)?
+        switch fields["cmd"] {
+        case nil, .null?:
+            break
+        case .string(let text)?:
+            guard case .channel(_, let name, let payload) = SocketMessage("\(number):\(text)"), name != "init" else {
+                return refuseAuth(number, 400, "init's cmd must be a request such as \"i::::100\" or \"cv:<cv>\"")
+            }
+            command = (name, payload)
+        default:
+            return refuseAuth(number, 400, "init's cmd must be a string")
+        }
+        if channels[number] == nil && channels.count >= limits.maximumChannelsPerConnection {
+            return refuseAuth(number, 400, "a connection may open at most \(limits.maximumChannelsPerConnection) channels")
+        }
+        channels.removeValue(forKey: number)?.close()
+
+        let identity: AccountService.Identity
+        let scope: BucketScope
+        do {
+            identity = try await services.accounts.authenticate(appID: connection.info.appID, token: token)
+            scope = try await services.scope(for: identity, bucket: bucket, writing: false)
+        } catch let error as AccountError {
+            return refuseAuth(number, error.status == .badRequest ? 400 : 401, error.message)
+        } catch let rejection as ChangeRejection {
+            return refuseAuth(number, 400, rejection.message)
+        } catch {
+            return failAuth(number, error)
+        }
+        // Subscribe first, then read the bucket's version: no change can fall between the two.
+        let session = ChannelSession(
+            number: number, bucket: bucket, scope: scope, identity: identity,
+            clientID: Self.clientID(fields["clientid"] ?? fields["client_id"]) ?? "\(connection.info.id)-\(number)",
+            environment: sessionEnvironment)
+        let current: ChangeVersion
+        do {
+            current = try await services.store.currentVersion(of: scope)
+        } catch {
+            session.close()
+            return failAuth(number, error)
+        }
+        channels[number] = session
+        // Usernames never parse as JSON (AccountService refuses such names), so clients cannot
+        // mistake this for an error.
+        send(SocketReply.channel(number, "auth", session.identity.username ?? session.identity.userID ?? "admin"))
+        session.start(at: current)
+        if let command { await run(command.name, command.payload, on: session) }
+    }
+
+    private var sessionEnvironment: ChannelSession.Environment {
+        let connection = connection
+        return ChannelSession.Environment(
+            store: services.store, hub: services.hub, outbox: connection.outbox, encoding: connection.encoding,
+            pageSize: limits.defaultIndexPage, fail: { problem in connection.fail(problem) })
+    }
+
+    private func failAuth(_ number: Int, _ error: any Error) {
+        connection.logger.error("init of channel \(number) failed: \(error)")
+        refuseAuth(number, 500, "the server could not authorize the channel; try again")
+    }
+
+    private func refuseAuth(_ number: Int, _ code: Int, _ message: String) {
+        send(SocketReply.channel(number, "auth", json: ["msg": .string(message), "code": .integer(Int64(code))]))
+    }
+
+    /// A client id as sent: a string, or a number some clients use.
+    private static func clientID(_ value: JSONValue?) -> String? {
+        switch value {
+        case .string(let text)? where !text.isEmpty: text
+        case .integer(let number)?: String(number)
+        default: nil
+        }
+    }
+}

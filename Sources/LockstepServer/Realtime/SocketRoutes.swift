@@ -1,0 +1,46 @@
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// `/sock/1/{app}/websocket`: the streaming protocol of Simperium clients, a raw RFC 6455
+/// WebSocket carrying UTF-8 text messages, many bucket channels multiplexed on one socket.
+enum SocketRoutes {
+    /// The router the HTTP server consults when a request asks to upgrade to a WebSocket.
+    static func router(services: LockstepServices) -> Router<SocketRequestContext> {
+        let router = Router(context: SocketRequestContext.self)
+        let encoding = ChangeEncodingCache()
+        router.ws("/sock/1/{app}/websocket") { inbound, outbound, context in
+            let request = context.requestContext
+            let info = services.connections.open(
+                appID: try request.parameters.require("app"), remoteAddress: request.channel.remoteAddress?.description,
+                at: services.clock.now())
+            let connection = SocketConnection(
+                info: info, services: services, encoding: encoding, channel: request.channel, logger: context.logger)
+            try await connection.run(inbound: inbound, outbound: outbound)
+        }
+        return router
+    }
+
+    /// WebSocket settings from the server's limits: frames up to what the server reads at all,
+    /// and pings every half heartbeat timeout, so a peer that stops answering is found
+    /// within the timeout even if it never sends `h:`.
+    static func configuration(limits: Limits) -> WebSocketServerConfiguration {
+        WebSocketServerConfiguration(
+            maxFrameSize: max(limits.maximumFrameBytes, limits.maximumMessageBytes),
+            autoPing: limits.heartbeatTimeoutSeconds > 0 ? .enabled(timePeriod: .seconds(limits.heartbeatTimeoutSeconds / 2)) : .disabled)
+    }
+}
+
+/// The request context of WebSocket upgrades: Hummingbird's, plus the TCP channel, which the
+/// server closes at once when a peer stops reading.
+struct SocketRequestContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        webSocket = WebSocketHandlerReference()
+        channel = source.channel
+    }
+}

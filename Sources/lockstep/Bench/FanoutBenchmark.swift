@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+
+struct FanoutBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fanout",
+        abstract: "Write-to-delivered latency with many streaming subscribers on one shared bucket.",
+        discussion: """
+            Starts a server in this process on 127.0.0.1 over a temporary SQLite file (or uses --url), \
+            connects the subscribers to one shared bucket and a writer that sends changes at a steady \
+            rate, and reports the latency from each write to each delivery. A baseline round, the same \
+            writes with one subscriber, runs first: compare the two on a busy machine, not the raw figures.
+            """)
+
+    @Option(help: "Subscribers on the shared bucket.")
+    var subscribers = 1000
+
+    @Option(name: .customLong("writes-per-second"), help: "Changes written per second.")
+    var writesPerSecond = 50.0
+
+    @Option(help: "How long each round writes, in seconds.")
+    var seconds = 10.0
+
+    @Option(name: .customLong("baseline-subscribers"), help: "Subscribers of the baseline round.")
+    var baselineSubscribers = 1
+
+    @Option(help: "A running server's URL, instead of one in this process (needs --app and --admin-token).")
+    var url: String?
+
+    @Option(help: "The app id, with --url.")
+    var app: String?
+
+    @Option(name: .customLong("admin-token"), help: "The app's admin token, with --url.")
+    var adminToken: String?
+
+    func validate() throws {
+        guard subscribers > 0, baselineSubscribers > 0, writesPerSecond > 0, seconds > 0 else {
+            throw ValidationError("subscribers, writes per second and seconds must be positive")
+        }
+        if url != nil && (app == nil || adminToken == nil) { throw ValidationError("--url needs --app and --admin-token") }
+    }
+
+    func run() async throws {
+        let target: BenchTarget
+        if let url, let app, let adminToken {
+            target = try await BenchTarget.remote(url: url, app: app, adminToken: adminToken)
+        } else {
+            target = try await BenchTarget.inProcess()
+        }
+        let writes = max(1, Int((writesPerSecond * seconds).rounded()))
+        say("Fan-out: \(writes) writes at \(writesPerSecond)/s to one shared bucket; \(target.description)")
+        say("The clients run in this process too, on \(ProcessInfo.processInfo.activeProcessorCount) cores.")
+        say(Self.row("round", "subscribers", "deliveries", "p50 ms", "p99 ms", "max ms", "deliveries/s"))
+        var results: [FanoutRound.Result] = []
+        for (name, count) in [("baseline", baselineSubscribers), ("fan-out", subscribers)] {
+            let round = FanoutRound(
+                target: target, bucket: "fanout-\(name)-\(UUID().uuidString.prefix(8).lowercased())", subscribers: count,
+                writesPerSecond: writesPerSecond, writes: writes)
+            let result = try await round.run()
+            results.append(result)
+            say(Self.row(
+                name, "\(count)", "\(result.deliveries)/\(writes * count)", Self.milliseconds(result.percentile(0.5)),
+                Self.milliseconds(result.percentile(0.99)), Self.milliseconds(result.latencies.last ?? .zero),
+                String(format: "%.0f", result.deliveriesPerSecond)))
+        }
+        let (baseline, fanout) = (results[0], results[1])
+        say(String(
+            format: "fan-out / baseline: p50 ×%.1f, p99 ×%.1f",
+            fanout.percentile(0.5) / max(baseline.percentile(0.5), .nanoseconds(1)),
+            fanout.percentile(0.99) / max(baseline.percentile(0.99), .nanoseconds(1))))
+        await target.stop()
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.2f", duration / .milliseconds(1))
+    }
+
+    private static func row(_ cells: String...) -> String {
+        zip(cells, [10, 12, 16, 9, 9, 9, 13]).map { cell, width in
+            cell.count >= width ? cell : String(repeating: " ", count: width - cell.count) + cell
+        }.joined(separator: " ")
+    }
+}

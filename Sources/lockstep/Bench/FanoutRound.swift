@@ -1,0 +1,181 @@
+import Foundation
+import LockstepCore
+import Logging
+import Synchronization
+import WSClient
+
+/// One measured round of the fan-out benchmark: `subscribers` streaming clients on one shared
+/// bucket while one more client writes `writes` changes at `writesPerSecond`.
+///
+/// Latency is write-to-delivered: from the writer handing a change to its socket to a
+/// subscriber reading its broadcast, on the same clock (every client runs in this process).
+struct FanoutRound: Sendable {
+    var target: BenchTarget
+    var bucket: String
+    var subscribers: Int
+    var writesPerSecond: Double
+    var writes: Int
+
+    struct Result {
+        var subscribers: Int
+        var writes: Int
+        var deliveries: Int
+        /// Write-to-delivered latencies, sorted.
+        var latencies: [Duration]
+        /// From the first write to the last delivery.
+        var elapsed: Duration
+
+        func percentile(_ fraction: Double) -> Duration {
+            latencies.isEmpty ? .zero : latencies[Int((fraction * Double(latencies.count - 1)).rounded())]
+        }
+
+        var deliveriesPerSecond: Double {
+            Double(deliveries) / max(elapsed / .seconds(1), 1e-9)
+        }
+    }
+
+    func run() async throws -> Result {
+        try await target.shareBucket(bucket)
+        let sent = SendTimes()
+        let clients = try await connectSubscribers(sent: sent)
+        let writer = try await BenchSocket.open(url: target.socketURL, initialization: initialization(clientID: "writer")) { _ in }
+        let started = ContinuousClock.now
+        for number in 0..<writes {
+            try await Task.sleep(until: started + .seconds(Double(number) / writesPerSecond), clock: .continuous)
+            let ccid = "\(bucket)-\(number)"
+            let change: JSONValue = ["id": .string("o\(number)"), "ccid": .string(ccid), "o": "M", "v": ["n": ["o": "+", "v": .integer(Int64(number))]]]
+            sent.record(ccid)
+            try await writer.send("0:c:\(change)")
+        }
+        // Every broadcast should arrive; give stragglers a while.
+        let expected = writes * subscribers
+        let deadline = ContinuousClock.now + .seconds(30)
+        while clients.reduce(0, { $0 + $1.received.deliveries }) < expected && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let samples = clients.map(\.received)
+        let last = samples.compactMap(\.lastDelivery).max() ?? started
+        await writer.close()
+        for client in clients { await client.socket.close() }
+        return Result(
+            subscribers: subscribers, writes: writes, deliveries: samples.reduce(0) { $0 + $1.deliveries },
+            latencies: samples.flatMap(\.latencies).sorted(), elapsed: last - started)
+    }
+
+    private func initialization(clientID: String) -> String {
+        let fields: JSONValue = ["name": .string(bucket), "token": .string(target.token), "clientid": .string(clientID), "api": "1.1"]
+        return "0:init:\(fields)"
+    }
+
+    /// Connects the subscribers a hundred at a time (a burst of thousands would overflow the
+    /// listen backlog), each authorized before the round starts.
+    private func connectSubscribers(sent: SendTimes) async throws -> [(socket: BenchSocket, received: Deliveries)] {
+        var clients: [(socket: BenchSocket, received: Deliveries)] = []
+        while clients.count < subscribers {
+            let batch = min(100, subscribers - clients.count)
+            let first = clients.count
+            clients += try await withThrowingTaskGroup(of: (BenchSocket, Deliveries).self) { group in
+                for number in first..<(first + batch) {
+                    group.addTask {
+                        let received = Deliveries()
+                        let socket = try await BenchSocket.open(
+                            url: target.socketURL, initialization: initialization(clientID: "subscriber-\(number)")
+                        ) { message in
+                            guard message.hasPrefix("0:c:["), let ccid = Self.changeID(in: message), let time = sent.time(of: ccid) else { return }
+                            received.record(ContinuousClock.now - time)
+                        }
+                        return (socket, received)
+                    }
+                }
+                var opened: [(socket: BenchSocket, received: Deliveries)] = []
+                for try await client in group { opened.append(client) }
+                return opened
+            }
+        }
+        return clients
+    }
+
+    /// The first ccid of a `c:` message, found without parsing the JSON.
+    private static func changeID(in message: String) -> String? {
+        guard let start = message.range(of: #""ccids":[""#)?.upperBound, let end = message[start...].firstIndex(of: "\"") else { return nil }
+        return String(message[start..<end])
+    }
+}
+
+/// When each change was handed to the writer's socket.
+final class SendTimes: Sendable {
+    private let times = Mutex<[String: ContinuousClock.Instant]>([:])
+
+    func record(_ ccid: String) {
+        let now = ContinuousClock.now
+        times.withLock { $0[ccid] = now }
+    }
+
+    func time(of ccid: String) -> ContinuousClock.Instant? {
+        times.withLock { $0[ccid] }
+    }
+}
+
+/// One subscriber's deliveries: each one's latency, and when the last arrived.
+final class Deliveries: Sendable {
+    private let state = Mutex<(latencies: [Duration], last: ContinuousClock.Instant?)>(([], nil))
+
+    func record(_ latency: Duration) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.latencies.append(latency)
+            state.last = now
+        }
+    }
+
+    var deliveries: Int { state.withLock { $0.latencies.count } }
+    var latencies: [Duration] { state.withLock { $0.latencies } }
+    var lastDelivery: ContinuousClock.Instant? { state.withLock { $0.last } }
+}
+
+/// A benchmark client's WebSocket: opened and authorized on channel 0, handing each text
+/// message it receives to `onMessage` on its reading task.
+final class BenchSocket: Sendable {
+    private let writer: WebSocketOutboundWriter
+    private let running: Task<Void, any Error>
+
+    private init(writer: WebSocketOutboundWriter, running: Task<Void, any Error>) {
+        self.writer = writer
+        self.running = running
+    }
+
+    static func open(url: String, initialization: String, onMessage: @escaping @Sendable (String) -> Void) async throws -> BenchSocket {
+        var logger = Logger(label: "lockstep-bench-client")
+        logger.logLevel = .critical
+        let (authorized, authorize) = AsyncStream.makeStream(of: WebSocketOutboundWriter.self)
+        let running = Task {
+            defer { authorize.finish() }
+            try await WebSocketClient.connect(url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 24), logger: logger) {
+                inbound, outbound, _ in
+                try await outbound.write(.text(initialization))
+                for try await message in inbound.messages(maxSize: 1 << 26) {
+                    guard case .text(let text) = message else { continue }
+                    if text.hasPrefix("0:auth:") {
+                        guard !text.hasPrefix("0:auth:{") else { throw CommandError("the server refused the bench client: \(text)") }
+                        authorize.yield(outbound)
+                        authorize.finish()
+                    } else {
+                        onMessage(text)
+                    }
+                }
+            }
+        }
+        for await writer in authorized { return BenchSocket(writer: writer, running: running) }
+        try await running.value
+        throw CommandError("the bench client's socket closed before it was authorized")
+    }
+
+    func send(_ text: String) async throws {
+        try await writer.write(.text(text))
+    }
+
+    func close() async {
+        try? await writer.close(.normalClosure, reason: nil)
+        _ = await running.result
+    }
+}

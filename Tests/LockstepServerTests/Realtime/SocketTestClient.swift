@@ -1,0 +1,195 @@
+import Foundation
+import LockstepCore
+import Logging
+import NIOCore
+import Synchronization
+import WSClient
+
+/// A streaming client for tests: a real WebSocket to a ``TestServer``, with a mailbox of the
+/// text messages it received.
+///
+/// A client made with `reading: false` never reads its socket (so it answers no pings either):
+/// a peer that stopped reading, or vanished.
+final class SocketTestClient: Sendable {
+    let mailbox: Mailbox<String>
+    private let link: Link
+    private let release: AsyncStream<Void>.Continuation
+    private let running: Task<WebSocketCloseFrame?, any Error>
+
+    static func connect(to server: TestServer, app: String? = nil, reading: Bool = true) async throws -> SocketTestClient {
+        let url = "ws://127.0.0.1:\(server.port)/sock/1/\(app ?? server.appID)/websocket"
+        let (opened, open) = AsyncStream.makeStream(of: Bool.self)
+        let client = SocketTestClient(url: url, reading: reading, open: open)
+        for await didOpen in opened {
+            guard didOpen else { break }
+            return client
+        }
+        _ = try await client.running.value
+        throw SocketTestError.didNotConnect
+    }
+
+    private init(url: String, reading: Bool, open: AsyncStream<Bool>.Continuation) {
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let mailbox = Mailbox<String>()
+        let link = Link()
+        self.release = release
+        self.mailbox = mailbox
+        self.link = link
+        var logger = Logger(label: "socket-test-client")
+        logger.logLevel = .critical
+        running = Task {
+            defer {
+                mailbox.finish()
+                open.yield(false)
+                open.finish()
+            }
+            return try await WebSocketClient.connect(
+                url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 24), logger: logger
+            ) { inbound, outbound, _ in
+                link.writer.withLock { $0 = outbound }
+                open.yield(true)
+                open.finish()
+                guard reading else {
+                    for await _ in released {}
+                    return
+                }
+                for try await message in inbound.messages(maxSize: 1 << 26) {
+                    if case .text(let text) = message { mailbox.deliver(text) }
+                }
+            }
+        }
+    }
+
+    func send(_ text: String) async throws {
+        try await sendFrame(.text(text))
+    }
+
+    func sendFrame(_ frame: WebSocketOutboundWriter.OutboundFrame) async throws {
+        guard let writer = link.writer.withLock({ $0 }) else { throw SocketTestError.notConnected }
+        try await writer.write(frame)
+    }
+
+    /// The next message received (in order), or `nil` after `timeout` or once the socket closed.
+    func next(timeout: Duration = .seconds(10)) async -> String? {
+        await mailbox.next(timeout: timeout) { _ in true }
+    }
+
+    /// The first message, received or to come, that starts with `prefix`; the others stay.
+    func next(startingWith prefix: String, timeout: Duration = .seconds(10)) async -> String? {
+        await mailbox.next(timeout: timeout) { $0.hasPrefix(prefix) }
+    }
+
+    /// The JSON after `prefix` in the first message that starts with it.
+    func json(after prefix: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        guard let message = await next(startingWith: prefix, timeout: timeout) else { throw SocketTestError.noMessage(prefix) }
+        return try JSONValue(parsing: String(message.dropFirst(prefix.count)))
+    }
+
+    /// Sends `N:init:{…}` for `bucket` and returns the `N:auth:` answer's payload.
+    @discardableResult
+    func initialize(
+        channel: Int = 0, bucket: String = "note", token: String, clientID: String = "test-client", extra: JSONObject = [:]
+    ) async throws -> String {
+        var fields: JSONObject = [
+            "name": .string(bucket), "token": .string(token), "clientid": .string(clientID), "api": "1.1", "library": "lockstep-tests",
+        ]
+        fields.merge(extra) { _, new in new }
+        try await send("\(channel):init:\(JSONValue.object(fields))")
+        guard let auth = await next(startingWith: "\(channel):auth:") else { throw SocketTestError.noMessage("\(channel):auth:") }
+        return String(auth.dropFirst("\(channel):auth:".count))
+    }
+
+    /// Closes the socket (or, for a client that never reads, lets it go) and waits for the end.
+    /// Returns the server's close frame, if it sent one.
+    @discardableResult
+    func close() async -> WebSocketCloseFrame? {
+        release.finish()
+        if let writer = link.writer.withLock({ $0 }) { try? await writer.close(.normalClosure, reason: nil) }
+        return await closed()
+    }
+
+    /// Waits for the socket to end from the server's side, returning its close frame.
+    func closed() async -> WebSocketCloseFrame? {
+        (try? await running.value) ?? nil
+    }
+}
+
+/// Where the socket's writer is kept once the connection is up.
+private final class Link: Sendable {
+    let writer = Mutex<WebSocketOutboundWriter?>(nil)
+}
+
+enum SocketTestError: Error {
+    case didNotConnect
+    case notConnected
+    case noMessage(String)
+}
+
+/// Things received and not yet taken (messages, connection events), with at most one waiter.
+final class Mailbox<Element: Sendable>: Sendable {
+    private struct Waiter {
+        var id: Int
+        var matches: @Sendable (Element) -> Bool
+        var continuation: CheckedContinuation<Element?, Never>
+    }
+
+    private struct State {
+        var messages: [Element] = []
+        var isFinished = false
+        var waiter: Waiter?
+        var lastWaiterID = 0
+    }
+
+    private let state = Mutex(State())
+
+    func deliver(_ message: Element) {
+        let waiter = state.withLock { state -> Waiter? in
+            if let waiter = state.waiter, waiter.matches(message) {
+                state.waiter = nil
+                return waiter
+            }
+            state.messages.append(message)
+            return nil
+        }
+        waiter?.continuation.resume(returning: message)
+    }
+
+    func finish() {
+        let waiter = state.withLock { state -> Waiter? in
+            state.isFinished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.continuation.resume(returning: nil)
+    }
+
+    /// Every message received and not taken, taking them.
+    func drain() -> [Element] {
+        state.withLock { state in
+            defer { state.messages = [] }
+            return state.messages
+        }
+    }
+
+    func next(timeout: Duration, where matches: @escaping @Sendable (Element) -> Bool) async -> Element? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+            let outcome = state.withLock { state -> (answer: Element?, waiterID: Int?) in
+                if let index = state.messages.firstIndex(where: matches) { return (state.messages.remove(at: index), nil) }
+                if state.isFinished { return (nil, nil) }
+                state.lastWaiterID += 1
+                state.waiter = Waiter(id: state.lastWaiterID, matches: matches, continuation: continuation)
+                return (nil, state.lastWaiterID)
+            }
+            guard let waiterID = outcome.waiterID else { return continuation.resume(returning: outcome.answer) }
+            Task {
+                try? await Task.sleep(for: timeout)
+                let expired = self.state.withLock { state -> Waiter? in
+                    guard state.waiter?.id == waiterID else { return nil }
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                expired?.continuation.resume(returning: nil)
+            }
+        }
+    }
+}
