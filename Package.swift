@@ -107,5 +107,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "LockstepClientTests",
+            dependencies: [
+                "LockstepClient",
+                "LockstepCore",
+                "LockstepServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSettings
+        ),
     ]
 )
