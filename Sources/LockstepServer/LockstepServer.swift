@@ -16,6 +16,7 @@ public enum LockstepServer {
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(MetricsMiddleware())
         router.middlewares.add(LogRequestsMiddleware(.debug))
+        router.middlewares.add(RateLimitMiddleware(limiter: RateLimiter(ratePerSecond: services.limits.httpRequestsPerSecond)))
         OperationsRoutes(services: services).add(to: router)
         AuthRoutes(services: services).add(to: router)
         ObjectRoutes(services: services).add(to: router)

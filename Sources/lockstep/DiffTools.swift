@@ -106,7 +106,7 @@ struct TransformCommand: ParsableCommand {
                 "b_over_a": bRebased.json, "a_then_b": .object(aThenB),
                 "orders_agree": .bool(bThenA == aThenB),
             ])
-        } catch let error as DiffError {
+        } catch {
             throw ValidationError("the diffs do not fit the base \(error)")
         }
     }

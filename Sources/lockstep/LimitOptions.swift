@@ -21,6 +21,10 @@ struct LimitOptions: ParsableArguments {
     var outgoingBufferBytes: Int?
     @Option(name: .customLong("messages-per-second"), help: "Messages a streaming connection may send per second.")
     var messagesPerSecond: Double?
+    @Option(name: .customLong("http-requests-per-second"), help: "HTTP requests one caller may make per second.")
+    var httpRequestsPerSecond: Double?
+    @Option(name: .customLong("password-attempts-per-minute"), help: "Password attempts per username per minute.")
+    var passwordAttemptsPerMinute: Double?
     @Option(name: .customLong("token-lifetime-seconds"), help: "How long access tokens stay valid.")
     var tokenLifetimeSeconds: Double?
     @Option(name: .customLong("password-hash-cost"), help: "scrypt cost N for password hashes (a power of two).")
@@ -42,6 +46,8 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(heartbeatTimeoutSeconds, "LOCKSTEP_HEARTBEAT_TIMEOUT_SECONDS") { limits.heartbeatTimeoutSeconds = value }
         if let value = try pick(outgoingBufferBytes, "LOCKSTEP_OUTGOING_BUFFER_BYTES") { limits.outgoingBufferBytes = value }
         if let value = try pick(messagesPerSecond, "LOCKSTEP_MESSAGES_PER_SECOND") { limits.messagesPerSecond = value }
+        if let value = try pick(httpRequestsPerSecond, "LOCKSTEP_HTTP_REQUESTS_PER_SECOND") { limits.httpRequestsPerSecond = value }
+        if let value = try pick(passwordAttemptsPerMinute, "LOCKSTEP_PASSWORD_ATTEMPTS_PER_MINUTE") { limits.passwordAttemptsPerMinute = value }
         if let value = try pick(tokenLifetimeSeconds, "LOCKSTEP_TOKEN_LIFETIME_SECONDS") { limits.tokenLifetimeSeconds = value }
         if let value = try pick(passwordHashCost, "LOCKSTEP_PASSWORD_HASH_COST") {
             guard value > 1, value & (value - 1) == 0 else { throw ValidationError("the password hash cost must be a power of two") }

@@ -8,6 +8,6 @@ struct LockstepCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Apps.self, Tokens.self,
             DiffCommand.self, PatchCommand.self, TransformCommand.self,
-            ClientCommand.self, Bench.self,
+            ClientCommand.self, BenchCommand.self,
         ])
 }

@@ -89,3 +89,40 @@ struct AuthTests {
         #expect(try await server.services.store.token(hash: Secrets.hash(user.token)) != nil)
     }
 }
+
+@Suite("Rate limits")
+struct RateLimitTests {
+    @Test func requestsPastTheRateGet429() async throws {
+        var limits = TestServer.testLimits
+        // One per second, bursts of two: 30 quick requests must mostly be refused even on a
+        // loaded machine (it would take over 13 s for half of them to pass).
+        limits.httpRequestsPerSecond = 1
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        let user = try await server.createUser()
+        var statuses: [Int] = []
+        for _ in 0..<30 { statuses.append(try await user.request("GET", "note/index").status) }
+        #expect(statuses.filter { $0 == 429 }.count >= 15)
+        #expect(statuses.prefix(2).allSatisfy { $0 == 200 })
+        // Another caller is not affected.
+        let other = try await server.createUser()
+        #expect(try await other.request("GET", "note/index").status == 200)
+    }
+
+    @Test func passwordGuessingIsThrottledPerUsername() async throws {
+        var limits = TestServer.testLimits
+        limits.passwordAttemptsPerMinute = 3
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        _ = try await server.createUser("gina@example.com", password: "right")
+        var statuses: [Int] = []
+        for _ in 0..<10 {
+            let response = try await server.request(
+                "POST", "/1/\(server.appID)/authorize/", headers: ["X-Simperium-API-Key": server.app.apiKey],
+                body: ["username": "gina@example.com", "password": "guess"])
+            statuses.append(response.status)
+        }
+        #expect(statuses.prefix(6) == [401, 401, 401, 401, 401, 401])
+        #expect(statuses.suffix(4).allSatisfy { $0 == 429 })
+    }
+}

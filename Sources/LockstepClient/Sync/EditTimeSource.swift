@@ -3,8 +3,9 @@
 /// Every change a client sends carries its edit time (Lockstep's `"t"` field, nanoseconds since
 /// the Unix epoch on the server's clock), and the server lets the later edit win where two edits
 /// collide. Device clocks cannot be trusted for that, so the time comes from a source that
-/// tracks the server's clock. Plug one in through ``LockstepClient/Configuration/editTimes``;
-/// with none, changes carry no time and the server orders them by arrival.
+/// tracks the server's clock, normally the client's ``ServerClock``. Plug one in through
+/// ``LockstepClient/Configuration/editTimes``; with none, changes carry no time and the server
+/// orders them by arrival.
 public protocol EditTimeSource: Sendable {
     /// The current time on the server's clock in nanoseconds since the Unix epoch, or `nil`
     /// when it is not known yet (never calibrated).
@@ -15,4 +16,10 @@ public protocol EditTimeSource: Sendable {
 public struct NoEditTimes: EditTimeSource {
     public init() {}
     public func serverTimeNow() -> Int64? { nil }
+}
+
+/// A calibrated ``ServerClock`` stamps edits with the server's time:
+/// `LockstepClient.Configuration(editTimes: serverClock)`.
+extension ServerClock: EditTimeSource {
+    public func serverTimeNow() -> Int64? { now()?.nanosecondsSinceEpoch }
 }

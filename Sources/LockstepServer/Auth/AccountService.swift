@@ -6,12 +6,14 @@ public struct AccountService: Sendable {
     let hasher: PasswordHasher
     let tokenLifetimeNanoseconds: Int64
     let now: @Sendable () -> Int64
+    let passwordAttempts: RateLimiter
 
     public init(store: any SyncStore, limits: Limits, now: @escaping @Sendable () -> Int64) {
         self.store = store
         self.hasher = PasswordHasher(cost: limits.passwordHashCost)
         self.tokenLifetimeNanoseconds = Int64(limits.tokenLifetimeSeconds * 1e9)
         self.now = now
+        self.passwordAttempts = RateLimiter(ratePerSecond: limits.passwordAttemptsPerMinute / 60, burst: limits.passwordAttemptsPerMinute * 2)
     }
 
     /// The secrets of a new app, shown once: only their hashes are stored.
@@ -71,6 +73,9 @@ public struct AccountService: Sendable {
     /// `authorize/`: a new token for a user who proves their password.
     public func authorize(appID: String, apiKey: String?, username: String, password: String) async throws -> Grant {
         try await requireAPIKey(apiKey, appID: appID)
+        guard passwordAttempts.allow(appID + "/" + username) else {
+            throw AccountError(.tooManyRequests, "too many password attempts for \(username); wait a minute")
+        }
         guard let user = try await store.user(appID: appID, username: username), let stored = user.passwordHash,
             hasher.verify(password, against: stored)
         else { throw AccountError(.unauthorized, "the username or password is wrong") }
@@ -153,6 +158,7 @@ public struct AccountError: Error, Sendable, Equatable, CustomStringConvertible 
         case forbidden = 403
         case notFound = 404
         case conflict = 409
+        case tooManyRequests = 429
     }
 
     public var status: Status

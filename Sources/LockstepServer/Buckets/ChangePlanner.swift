@@ -27,7 +27,7 @@ struct ChangePlanner {
                 stamps: current.memberStamps)
         case .modify(let diff, let fullData):
             return try await planModify(change, current: current, history: history) { base in
-                try fullData.map { ObjectDiff(from: base, to: $0) } ?? (diff ?? ObjectDiff())
+                fullData.map { ObjectDiff(from: base, to: $0) } ?? (diff ?? ObjectDiff())
             }
         case .merge(let members):
             return try await planModify(change, current: current, history: history) { base in
@@ -38,7 +38,7 @@ struct ChangePlanner {
 
     /// Plans a modification whose diff `makeDiff` derives from the version it was made against.
     private func planModify(
-        _ change: IncomingChange, current: StoredObject?, history: History, makeDiff: (JSONObject) throws -> ObjectDiff
+        _ change: IncomingChange, current: StoredObject?, history: History, makeDiff: (JSONObject) -> ObjectDiff
     ) async throws -> ObjectWrite {
         let currentVersion = current?.version ?? 0
         if current == nil, let sourceVersion = change.sourceVersion, sourceVersion > 0 {
@@ -58,7 +58,7 @@ struct ChangePlanner {
             throw ChangeRejection(.badVersion, "version \(sourceVersion) of \(change.key) is no longer retained")
         }
 
-        var diff = try makeDiff(base)
+        var diff = makeDiff(base)
         do {
             _ = try diff.apply(to: base)
             if sourceVersion < currentVersion {

@@ -20,6 +20,10 @@ public struct Limits: Sendable, Equatable {
     public var outgoingBufferBytes = 8 * 1024 * 1024
     /// Messages one streaming connection may send per second (a burst of twice as many is allowed).
     public var messagesPerSecond = 500.0
+    /// HTTP requests one caller (token, or address without one) may make per second (bursts of twice as many).
+    public var httpRequestsPerSecond = 200.0
+    /// Password attempts per username per minute on `authorize/` (bursts of twice as many).
+    public var passwordAttemptsPerMinute = 10.0
     /// How long an access token stays valid.
     public var tokenLifetimeSeconds = 90.0 * 24 * 3600
     /// scrypt's cost parameter N for password hashes (a power of two).

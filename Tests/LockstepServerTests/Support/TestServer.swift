@@ -27,12 +27,17 @@ struct TestServer: Sendable {
         return limits
     }
 
-    static func start(limits: Limits = testLimits, clockOffsetNanoseconds: Int64 = 0, store: (any SyncStore)? = nil) async throws -> TestServer {
+    static func start(
+        limits: Limits = testLimits, clockOffsetNanoseconds: Int64 = 0, store: (any SyncStore)? = nil, logger: Logger? = nil
+    ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let store = try store ?? SQLiteStore(path: directory.appendingPathComponent("lockstep.sqlite").path)
-        var logger = Logger(label: "lockstep-test")
-        logger.logLevel = .warning
+        let logger = logger ?? {
+            var logger = Logger(label: "lockstep-test")
+            logger.logLevel = .warning
+            return logger
+        }()
         let services = LockstepServices(
             store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffsetNanoseconds), logger: logger)
         let app = try await services.accounts.createApp(name: "test")

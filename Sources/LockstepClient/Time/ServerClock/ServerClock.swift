@@ -1,0 +1,178 @@
+public import LockstepCore
+public import Logging
+import Synchronization
+
+/// The server's time, on this device, without trusting the device's clock.
+///
+/// The clock exchanges timestamps with the server in rounds (a burst at start, again on every
+/// periodic re-sync, and on ``resync()`` after a reconnect), measures them on a monotonic
+/// clock that counts through sleep, and answers ``now()`` from the estimate, with an error
+/// bound that holds, growing slowly while offline. The device's wall clock is never read, so
+/// a user changing the date changes nothing.
+///
+/// Calibration survives app restarts through a ``ClockCalibrationStore`` and is dropped after
+/// a reboot (the monotonic clock restarts), in which case ``now()`` is `nil` until the first
+/// exchange succeeds.
+///
+/// ```swift
+/// let clock = ServerClock(transport: HTTPClockExchangeTransport(serverURL: server))
+/// Task { try await clock.run() }          // keeps it calibrated until cancelled
+/// if let time = clock.now() { print(time) } // 2025-06-01T07:00:00.123Z ± 21.0 ms
+/// ```
+public final class ServerClock: Sendable {
+    private let transport: any ClockExchangeTransport
+    private let timeSource: any MonotonicTimeSource
+    private let configuration: Configuration
+    let persistence: (store: any ClockCalibrationStore, bootIdentity: String)?
+    let logger: Logger
+    private let state: Mutex<State>
+
+    private struct State {
+        var estimator: ClockEstimator
+        /// The round being exchanged, which concurrent callers join rather than duplicate.
+        var round: Task<Void, any Error>?
+    }
+
+    /// - Parameters:
+    ///   - transport: How to reach the server's clock.
+    ///   - timeSource: The local monotonic clock; tests inject a simulated one.
+    ///   - store: Where to keep the calibration across launches; `nil` keeps it in memory.
+    ///   - bootIdentity: Tells boots apart, so a calibration never outlives its boot.
+    public init(
+        transport: any ClockExchangeTransport,
+        timeSource: any MonotonicTimeSource = ContinuousTimeSource(),
+        configuration: Configuration = .init(),
+        store: (any ClockCalibrationStore)? = nil,
+        bootIdentity: any BootIdentitySource = SystemBootIdentity(),
+        logger: Logger = Logger(label: "lockstep.server-clock")
+    ) {
+        self.transport = transport
+        self.timeSource = timeSource
+        self.configuration = configuration
+        self.logger = logger
+        let persistence = Self.persistence(store: store, bootIdentity: bootIdentity, logger: logger)
+        self.persistence = persistence
+        let restored = persistence.flatMap {
+            Self.restoredHistory(from: $0.store, boot: $0.bootIdentity, logger: logger)
+        }
+        let estimator = ClockEstimator(configuration: configuration.estimator, history: restored ?? ClockHistory())
+        self.state = Mutex(State(estimator: estimator))
+    }
+
+    // MARK: Reading the server's time
+
+    /// The server's time now, or `nil` if the clock was never calibrated in this boot.
+    public func now() -> ServerTime? {
+        serverTime(at: timeSource.now())
+    }
+
+    /// The server's time at `localInstant` (a reading of the time source, past or future).
+    public func serverTime(at localInstant: Int64) -> ServerTime? {
+        estimate?.serverTime(at: localInstant)
+    }
+
+    /// The reading of the time source at which the server's clock will show (or showed)
+    /// `serverTime` nanoseconds since the epoch.
+    public func localInstant(atServerTime serverTime: Int64) -> Int64? {
+        estimate?.localInstant(atServerTime: serverTime)
+    }
+
+    /// The `ContinuousClock` deadline at which the server's clock shows `serverTime`, for
+    /// `Task.sleep(until:)` and other APIs that take a clock's instant.
+    public func deadline(forServerTime serverTime: Int64) -> ContinuousClock.Instant? {
+        guard let local = localInstant(atServerTime: serverTime) else { return nil }
+        return ContinuousClock.now.advanced(by: .nanoseconds(local - timeSource.now()))
+    }
+
+    /// Suspends until the server's clock shows `serverTime` by the best estimate. A long sleep
+    /// follows the estimate as re-syncs refine it, waking again if it woke too early.
+    public func sleep(untilServerTime serverTime: Int64) async throws {
+        while true {
+            guard let local = localInstant(atServerTime: serverTime) else { throw ServerClockError.uncalibrated }
+            guard timeSource.now() < local else { return }
+            try await timeSource.sleep(until: local)
+        }
+    }
+
+    /// The estimate behind the answers above: offset, drift and their bounds.
+    public var estimate: ClockEstimate? {
+        state.withLock { $0.estimator.estimate }
+    }
+
+    // MARK: Synchronising
+
+    /// Exchanges a round with the server now, for instance after reconnecting; joins the round
+    /// already under way if there is one. Throws if no exchange of the round succeeded.
+    /// Cancelling the caller cancels the round, for everyone waiting on it.
+    public func resync() async throws {
+        let round = state.withLock { state in
+            if let running = state.round { return running }
+            let started = Task { try await self.exchangeRound() }
+            state.round = started
+            return started
+        }
+        defer { state.withLock { if $0.round == round { $0.round = nil } } }
+        try await withTaskCancellationHandler {
+            try await round.value
+        } onCancel: {
+            round.cancel()
+        }
+    }
+
+    /// Keeps the clock calibrated until cancelled: a round now, then one every
+    /// ``Configuration/resyncInterval``, retrying sooner after a failure.
+    public func run() async throws {
+        var next = timeSource.now()
+        while true {
+            try await timeSource.sleep(until: next)
+            do {
+                try await resync()
+                next = timeSource.now() + configuration.resyncInterval.nanoseconds
+            } catch {
+                try Task.checkCancellation()
+                logger.warning("clock exchange failed; retrying", metadata: ["error": "\(error)"])
+                next = timeSource.now() + configuration.retryInterval.nanoseconds
+            }
+        }
+    }
+
+    /// Up to ``Configuration/exchangesPerRound`` exchanges, stopping once the bound is tight or
+    /// at the first failure (the network rarely recovers within milliseconds); the samples
+    /// taken so far still count.
+    private func exchangeRound() async throws {
+        defer { completeRound() }
+        let target = configuration.targetErrorBound.nanoseconds
+        for index in 0..<configuration.exchangesPerRound {
+            let t1 = timeSource.now()
+            let stamps: ServerStamps
+            do {
+                stamps = try await transport.exchange(t1: t1)
+            } catch {
+                if index == 0 { throw error }
+                logger.debug("clock exchange failed mid-round", metadata: ["error": "\(error)"])
+                return
+            }
+            let t4 = timeSource.now()
+            let sample = ClockSample(
+                t1: t1, t2: stamps.received, t3: stamps.sent, t4: t4,
+                serverResolution: stamps.resolution.nanoseconds
+            )
+            let (accepted, bound) = state.withLock { state in
+                (state.estimator.record(sample), state.estimator.estimate?.errorBound)
+            }
+            if !accepted {
+                logger.warning("implausible clock sample ignored", metadata: ["sample": "\(sample)"])
+            }
+            if let bound, bound <= target { return }
+        }
+    }
+
+    private func completeRound() {
+        let history: ClockHistory? = state.withLock { state in
+            guard !state.estimator.history.openRound.isEmpty else { return nil }
+            state.estimator.completeRound()
+            return state.estimator.history
+        }
+        if let history { save(history) }
+    }
+}

@@ -1,0 +1,50 @@
+public import AsyncHTTPClient
+public import Foundation
+
+/// Exchanges with a Lockstep server's clock endpoint:
+/// `GET /time?t1=<t1>` → `{"t1": <echo>, "t2": <receive ns>, "t3": <send ns>}`.
+///
+/// Reuse one transport (and one `HTTPClient`) for all exchanges: the connection stays alive
+/// between them, so only the first exchange pays for the TCP and TLS handshakes (and that
+/// exchange's longer round trip simply makes it count for less).
+public struct HTTPClockExchangeTransport: ClockExchangeTransport {
+    /// The server's base URL; the endpoint is `time` below it.
+    public let serverURL: URL
+    private let httpClient: HTTPClient
+    private let timeout: Duration
+
+    public init(serverURL: URL, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(10)) {
+        self.serverURL = serverURL
+        self.httpClient = httpClient
+        self.timeout = timeout
+    }
+
+    public func exchange(t1: Int64) async throws -> ServerStamps {
+        let url = serverURL.appending(path: "time")
+            .appending(queryItems: [URLQueryItem(name: "t1", value: String(t1))])
+        let response = try await httpClient.execute(
+            HTTPClientRequest(url: url.absoluteString),
+            timeout: .nanoseconds(timeout.nanoseconds)
+        )
+        let body = try await response.body.collect(upTo: Self.largestReply)
+        guard response.status == .ok else { throw ClockExchangeError.unexpectedStatus(Int(response.status.code)) }
+        let reply: Reply
+        do {
+            reply = try JSONDecoder().decode(Reply.self, from: Data(body.readableBytesView))
+        } catch {
+            throw ClockExchangeError.malformedReply("not a time reply: \(error)")
+        }
+        // A stale reply (say, from a retried request) would pair our t4 with another t1.
+        guard reply.t1 == t1 else { throw ClockExchangeError.malformedReply("echoed t1 \(reply.t1), sent \(t1)") }
+        return ServerStamps(received: reply.t2, sent: reply.t3)
+    }
+
+    /// Three integers of JSON; anything much longer is not a time reply.
+    private static let largestReply = 1024
+
+    private struct Reply: Decodable {
+        var t1: Int64
+        var t2: Int64
+        var t3: Int64
+    }
+}

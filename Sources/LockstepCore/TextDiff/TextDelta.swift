@@ -1,0 +1,45 @@
+/// Simperium's string deltas: the `v` of a jsondiff `{"o": "d", "v": …}` operation, which
+/// turns one string into another (see ``TextDiff/delta`` for the format).
+///
+/// ```swift
+/// let delta = TextDelta.make(from: "Hello world", to: "Hello kansas")   // "=6\t-5\t+kansas"
+/// try TextDelta.apply(delta, to: "Hello world")                         // "Hello kansas"
+/// ```
+public enum TextDelta {
+    /// The delta that turns `old` into `new`: a diff, cleaned up for efficiency when it has
+    /// more than two edits, as Simperium's jsondiff does. Equal empty strings give `""`.
+    public static func make(from old: String, to new: String) -> String {
+        var diff = TextDiff(from: old, to: new)
+        if diff.edits.count > 2 {
+            diff.cleanUpForEfficiency()
+        }
+        return diff.delta
+    }
+
+    /// Applies a delta to the text it was made from, exactly.
+    ///
+    /// - Throws: ``TextDeltaError`` if the delta is malformed or was made from a text of a
+    ///   different length.
+    public static func apply(_ delta: String, to text: String) throws(TextDeltaError) -> String {
+        try TextDiff(delta: delta, source: text).target
+    }
+
+    /// Rebases a delta over a concurrent one: `delta` and `other` were both made against
+    /// `base`, and `other` has been applied already. Returns the delta that carries `delta`'s
+    /// intent over to the text that `other` produced, or `nil` if nothing remains to change.
+    ///
+    /// The rebase is a fuzzy patch, as in Simperium's jsondiff: `delta` becomes a patch
+    /// against `base`, the patch is applied to `other`'s text where its context still matches,
+    /// and the result is diffed against `other`'s text. Edits to different places both land;
+    /// a hunk whose place `other` rewrote beyond recognition is dropped.
+    ///
+    /// - Throws: ``TextDeltaError`` if either delta is malformed or does not fit `base`.
+    public static func transform(_ delta: String, over other: String, base: String) throws(TextDeltaError) -> String? {
+        let otherText = try TextDiff(delta: other, source: base).targetScalars
+        let diff = try TextDiff(delta: delta, source: base)
+        let patches = TextPatch.make(from: base.scalarValues, edits: diff.edits)
+        let merged = patches.apply(to: otherText, options: .init()).text
+        guard merged != otherText else { return nil }
+        return make(from: String(scalarValues: otherText), to: String(scalarValues: merged))
+    }
+}

@@ -1,0 +1,29 @@
+/// A sample's offset bounds carried from the moment of its exchange to another local instant.
+///
+/// The projection starts from the exchange's local midpoint and moves the bounds by the
+/// drift's rate, widening them by the drift's `rateBound` for every nanosecond travelled, so
+/// that the true offset at `instant` stays inside. The server's stamps were taken up to half
+/// the exchange's span from that midpoint, and over that stretch the whole rate, not only its
+/// error, went unaccounted for: the bounds widen by that too.
+struct ProjectedSample {
+    /// The offsets the sample allows at the projected instant.
+    let bounds: ClosedRange<Int64>
+    /// The exchange's own round trip δ, which says how much delay the sample suffered.
+    let roundTrip: Int64
+    /// How much the projection widened the bounds on each side.
+    let widening: Int64
+
+    init(_ sample: ClockSample, at instant: Int64, drift: ClockDrift) {
+        let travel = instant - sample.localMidpoint
+        let halfSpan = (sample.t4 - sample.t1 + 1) / 2
+        let shift = drift.offsetChange(over: travel)
+        widening = drift.boundGrowth(over: abs(travel) + halfSpan)
+            + Int64(saturating: (abs(drift.rate) * Double(halfSpan)).rounded(.up))
+        let own = sample.offsetBounds
+        bounds = (own.lowerBound + shift - widening)...(own.upperBound + shift + widening)
+        roundTrip = sample.roundTrip
+    }
+
+    /// The middle of the projected bounds: the sample's own offset estimate θ, moved.
+    var offset: Int64 { bounds.midpoint }
+}

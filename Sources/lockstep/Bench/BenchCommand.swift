@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `lockstep bench …`: benchmarks that print figures. Build them in release
+/// (`swift build -c release`); BENCHMARKS.md records results and the commands that made them.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure Lockstep's speed (build with -c release).",
+        subcommands: [BenchDiff.self, ClientBenchmark.self])
+}

@@ -1,0 +1,38 @@
+import Testing
+
+/// How the simulated network delays each leg of an exchange (figures in milliseconds).
+enum DelayModel: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// Symmetric jitter: N(40, 20) each way, clamped at zero.
+    case jitter
+    /// Symmetric queueing: 20 + Exp(mean 20) each way.
+    case queueing
+    /// Asymmetric queueing (a bloated downlink buffer): 20 + Exp(5) up, 20 + Exp(40) down.
+    case bufferbloat
+    /// A local network: 0.2 ms + Exp(0.05) each way.
+    case lan
+
+    /// The three models `notes/clock.md` compares filters under.
+    static let comparedInNotes: [DelayModel] = [.jitter, .queueing, .bufferbloat]
+
+    /// One exchange's delays in nanoseconds.
+    func draw(using random: inout SeededRandom) -> (up: Int64, down: Int64) {
+        let (up, down): (Double, Double)
+        switch self {
+        case .jitter:
+            up = max(random.normal(mean: 40, deviation: 20), 0)
+            down = max(random.normal(mean: 40, deviation: 20), 0)
+        case .queueing:
+            up = 20 + random.exponential(mean: 20)
+            down = 20 + random.exponential(mean: 20)
+        case .bufferbloat:
+            up = 20 + random.exponential(mean: 5)
+            down = 20 + random.exponential(mean: 40)
+        case .lan:
+            up = 0.2 + random.exponential(mean: 0.05)
+            down = 0.2 + random.exponential(mean: 0.05)
+        }
+        return (Int64(up * 1e6), Int64(down * 1e6))
+    }
+
+    var testDescription: String { rawValue }
+}

@@ -1,0 +1,84 @@
+import LockstepClient
+import Synchronization
+
+/// A deterministic device, network and server in one: the device's monotonic clock (which
+/// only moves when the simulation says so), the server's clock (a known offset and rate
+/// away), and a network that delays each leg by a ``DelayModel``. It serves a ``ServerClock``
+/// as both its time source and its transport, so a simulated hour takes milliseconds.
+final class SimulatedWorld: Sendable {
+    /// Server time minus device time at device time zero: a boot in mid-2025, plus change.
+    static let offsetAtBoot: Int64 = 1_748_761_200_123_456_789
+
+    let delays: DelayModel
+    /// The server's rate over the device's, minus one (20e-6: the server gains 20 µs a second).
+    let rate: Double
+    private let state: Mutex<State>
+
+    private struct State {
+        var now: Int64
+        var random: SeededRandom
+        var exchanges = 0
+        var failures: Set<Int> = []
+        var horizon: Int64?
+    }
+
+    /// - Parameters:
+    ///   - failing: Which exchanges (counting from 0) fail, as a dropped connection would.
+    ///   - horizon: Sleeping past this device time throws `CancellationError`, which ends
+    ///     `ServerClock.run()` loops after a simulated span.
+    init(seed: UInt64, delays: DelayModel, rate: Double = 0, failing: Set<Int> = [], horizon: Duration? = nil) {
+        self.delays = delays
+        self.rate = rate
+        let start: Int64 = 3_600_000_000_000 // an hour after boot
+        state = Mutex(State(
+            now: start, random: SeededRandom(seed: seed), failures: failing,
+            horizon: horizon.map { start + Int64($0.components.seconds) * 1_000_000_000 }
+        ))
+    }
+
+    /// The server's true time at device time `local`.
+    func serverTime(at local: Int64) -> Int64 {
+        local + Self.offsetAtBoot + Int64(rate * Double(local))
+    }
+
+    /// How many exchanges the server answered or dropped.
+    var exchangeCount: Int { state.withLock { $0.exchanges } }
+
+    /// Lets device time pass.
+    func advance(by nanoseconds: Int64) {
+        state.withLock { $0.now += nanoseconds }
+    }
+}
+
+extension SimulatedWorld: MonotonicTimeSource {
+    func now() -> Int64 {
+        state.withLock { $0.now }
+    }
+
+    func sleep(until deadline: Int64) async throws {
+        try Task.checkCancellation()
+        try state.withLock { state in
+            if let horizon = state.horizon, deadline > horizon { throw CancellationError() }
+            state.now = max(state.now, deadline)
+        }
+    }
+}
+
+extension SimulatedWorld: ClockExchangeTransport {
+    struct DroppedConnection: Error {}
+
+    /// Stamps like a server that reads its clock on receipt and again 50 µs later on sending.
+    func exchange(t1: Int64) async throws -> ServerStamps {
+        try state.withLock { state in
+            defer { state.exchanges += 1 }
+            let (up, down) = delays.draw(using: &state.random)
+            state.now += up
+            if state.failures.contains(state.exchanges) { throw DroppedConnection() }
+            let received = serverTime(at: state.now)
+            state.now += 50_000
+            let sent = serverTime(at: state.now)
+            state.now += down
+            return ServerStamps(received: received, sent: sent)
+        }
+    }
+}
