@@ -3,7 +3,7 @@ import Foundation
 import LockstepClient
 import LockstepCore
 
-/// `lockstep client …`: the client SDK from the command line, for scripts and for poking at a
+/// `lockstep client --store DIR --url URL --app A --token T <subcommand>`: the client SDK from the command line, for scripts and for poking at a
 /// server by hand. Each invocation opens the store, does one thing, and closes it; `put` and
 /// `delete` work with no server at all (the change waits in the outbox for `sync`).
 struct ClientCommand: AsyncParsableCommand {
@@ -11,6 +11,8 @@ struct ClientCommand: AsyncParsableCommand {
         commandName: "client",
         abstract: "Read and write a local client store, and sync it with a server.",
         subcommands: [ClientPut.self, ClientGet.self, ClientList.self, ClientDelete.self, ClientSync.self, ClientStatus.self])
+
+    @OptionGroup var options: ClientOptions
 }
 
 /// Where the store is and which server and app it syncs with.
@@ -43,7 +45,7 @@ struct ClientPut: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "put", abstract: "Store a JSON object locally and queue it for the server.")
 
-    @OptionGroup var options: ClientOptions
+    @ParentCommand var parent: ClientCommand
     @Argument(help: "The bucket.") var bucket: String
     @Argument(help: "The object's key.") var key: String
     @Argument(help: "The object, as JSON.") var json: String
@@ -51,7 +53,7 @@ struct ClientPut: AsyncParsableCommand {
 
     func run() async throws {
         guard case .object(let object) = try JSONValue(parsing: json) else { throw ValidationError("the data must be a JSON object") }
-        let client = try options.open()
+        let client = try parent.options.open()
         try await client.bucket(bucket).put(key, object, priority: urgent ? .urgent : .normal)
         await client.close()
     }
@@ -60,12 +62,12 @@ struct ClientPut: AsyncParsableCommand {
 struct ClientGet: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "get", abstract: "Print an object as the store holds it.")
 
-    @OptionGroup var options: ClientOptions
+    @ParentCommand var parent: ClientCommand
     @Argument(help: "The bucket.") var bucket: String
     @Argument(help: "The object's key.") var key: String
 
     func run() async throws {
-        let client = try options.open()
+        let client = try parent.options.open()
         let object = try client.bucket(bucket).get(key)
         await client.close()
         guard let object else { throw ValidationError("\(bucket)/\(key) does not exist") }
@@ -76,11 +78,11 @@ struct ClientGet: AsyncParsableCommand {
 struct ClientList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "Print every object of a bucket, one per line.")
 
-    @OptionGroup var options: ClientOptions
+    @ParentCommand var parent: ClientCommand
     @Argument(help: "The bucket.") var bucket: String
 
     func run() async throws {
-        let client = try options.open()
+        let client = try parent.options.open()
         for (key, object) in try client.bucket(bucket).list() { print("\(key)\t\(JSONValue.object(object))") }
         await client.close()
     }
@@ -90,12 +92,12 @@ struct ClientDelete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete an object locally (for good) and queue the removal.")
 
-    @OptionGroup var options: ClientOptions
+    @ParentCommand var parent: ClientCommand
     @Argument(help: "The bucket.") var bucket: String
     @Argument(help: "The object's key.") var key: String
 
     func run() async throws {
-        let client = try options.open()
+        let client = try parent.options.open()
         try await client.bucket(bucket).delete(key)
         await client.close()
     }
@@ -105,13 +107,13 @@ struct ClientSync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync", abstract: "Sync the store's buckets with the server, printing what arrives.")
 
-    @OptionGroup var options: ClientOptions
+    @ParentCommand var parent: ClientCommand
     @Option(help: "A bucket to sync besides those the store already has (repeatable).") var bucket: [String] = []
     @Flag(help: "Stop once everything is caught up and the outbox is empty.") var once = false
     @Option(help: "With --once, give up after this many seconds.") var timeout: Double = 60
 
     func run() async throws {
-        let client = try options.open()
+        let client = try parent.options.open()
         let buckets = try client.bucketNames + bucket
         let printers = try Set(buckets).map { name in
             let events = try client.bucket(name).events
@@ -142,10 +144,10 @@ struct ClientStatus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Show the store's buckets and the changes waiting in its outbox.")
 
-    @OptionGroup var options: ClientOptions
+    @ParentCommand var parent: ClientCommand
 
     func run() async throws {
-        let client = try options.open()
+        let client = try parent.options.open()
         print("client \(client.clientID)")
         print("buckets: \(try client.bucketNames.joined(separator: ", "))")
         let pending = try client.outbox.pending

@@ -47,32 +47,32 @@ struct ClientCommandTests {
         let nowhere = ["--store", store.path, "--url", "http://127.0.0.1:9", "--app", server.appID, "--token", token]
         let online = ["--store", store.path, "--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token]
 
-        var result = try await LockstepTool.run(["client", "put"] + nowhere + ["notes", "a", #"{"title":"first"}"#])
+        var result = try await LockstepTool.run(["client"] + nowhere + ["put", "notes", "a", #"{"title":"first"}"#])
         #expect(result.status == 0, "\(result.output)")
-        result = try await LockstepTool.run(["client", "put"] + nowhere + ["--urgent", "notes", "b", #"{"title":"second"}"#])
+        result = try await LockstepTool.run(["client"] + nowhere + ["put", "--urgent", "notes", "b", #"{"title":"second"}"#])
         #expect(result.status == 0, "\(result.output)")
-        result = try await LockstepTool.run(["client", "status"] + nowhere)
+        result = try await LockstepTool.run(["client"] + nowhere + ["status"])
         #expect(result.output.contains("2 pending"), "\(result.output)")
 
         // A sync that cannot reach the server, killed mid-flight: the outbox must survive.
-        let (syncing, _) = try LockstepTool.launch(["client", "sync"] + nowhere)
+        let (syncing, _) = try LockstepTool.launch(["client"] + nowhere + ["sync"])
         try await Task.sleep(for: .milliseconds(500))
         kill(syncing.processIdentifier, SIGKILL)
         syncing.waitUntilExit()
 
-        result = try await LockstepTool.run(["client", "get"] + nowhere + ["notes", "a"])
+        result = try await LockstepTool.run(["client"] + nowhere + ["get", "notes", "a"])
         #expect(result.output.contains(#""title":"first""#), "\(result.output)")
-        result = try await LockstepTool.run(["client", "sync", "--once", "--timeout", "30"] + online)
+        result = try await LockstepTool.run(["client"] + online + ["sync", "--once", "--timeout", "30"])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("synced; 0 pending"), "\(result.output)")
         #expect(try await server.objects("notes", token: token) == ["a": ["title": "first"], "b": ["title": "second"]])
 
-        result = try await LockstepTool.run(["client", "list"] + online + ["notes"])
+        result = try await LockstepTool.run(["client"] + online + ["list", "notes"])
         let listed: [String] = result.output.split(separator: "\n").map { line in String(line.prefix { $0 != "\t" }) }
         #expect(listed == ["a", "b"])
-        result = try await LockstepTool.run(["client", "delete"] + online + ["notes", "a"])
+        result = try await LockstepTool.run(["client"] + online + ["delete", "notes", "a"])
         #expect(result.status == 0, "\(result.output)")
-        result = try await LockstepTool.run(["client", "sync", "--once"] + online)
+        result = try await LockstepTool.run(["client"] + online + ["sync", "--once"])
         #expect(result.status == 0, "\(result.output)")
         #expect(try await server.objects("notes", token: token).keys.sorted() == ["b"])
         await server.stop()
