@@ -122,6 +122,7 @@ let package = Package(
                 "LockstepClient",
                 "LockstepCore",
                 "LockstepServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings

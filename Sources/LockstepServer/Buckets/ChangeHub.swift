@@ -15,7 +15,9 @@ public struct ChangeEvent: Sendable {
     }
 
     /// The change as the streaming protocol and `GET /changes` send it:
-    /// `{"clientid","id","o","v","sv","ev","cv","ccids"}`, with no `sv` for a creation.
+    /// `{"clientid","id","o","v","sv","ev","cv","ccids"}`, with no `sv` for a creation, plus
+    /// Lockstep's `t` (the edit time) when the client sent one: Lockstep clients rebase their
+    /// pending edits over the change by the same merge rules the server applies.
     public var wireJSON: JSONValue {
         var fields: JSONObject = [
             "clientid": .string(change.clientID), "id": .string(change.key), "o": .string(change.operation.rawValue),
@@ -23,6 +25,7 @@ public struct ChangeEvent: Sendable {
         ]
         if let diff = change.diff { fields["v"] = diff.json }
         if let sourceVersion = change.sourceVersion { fields["sv"] = .integer(Int64(sourceVersion)) }
+        if let editTime = change.editTime { fields["t"] = .integer(editTime) }
         return .object(fields)
     }
 }

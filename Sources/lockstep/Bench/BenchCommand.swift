@@ -6,5 +6,5 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure Lockstep's speed (build with -c release).",
-        subcommands: [BenchDiff.self, BenchReleases.self, BenchStore.self, FanoutBenchmark.self])
+        subcommands: [BenchDiff.self, BenchReleases.self, BenchStore.self, FanoutBenchmark.self, ClientBenchmark.self])
 }

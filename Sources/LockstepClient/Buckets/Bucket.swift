@@ -1,0 +1,73 @@
+public import LockstepCore
+
+/// A named set of JSON objects that syncs: what an app reads and writes.
+///
+/// Writes land in the local store at once (they are durable when the call returns) and are
+/// sent to the server when it can be reached; reads never wait for the network.
+///
+/// ```swift
+/// let notes = client.bucket("notes")
+/// try await notes.put("groceries", ["title": "Groceries", "done": false])
+/// try await notes.update("groceries") { $0["done"] = true }
+/// let note = try notes.get("groceries")          // ["title": "Groceries", "done": true]
+/// for await event in notes.events { print(event.kind, event.key, event.origin) }
+/// ```
+public struct Bucket: Sendable {
+    /// The bucket's name, as the server knows it.
+    public let name: String
+    let replica: Replica
+
+    init(name: String, replica: Replica) {
+        self.name = name
+        self.replica = replica
+    }
+
+    /// The object stored under `key`, or `nil` if there is none (or it was deleted).
+    public func get(_ key: String) throws -> JSONObject? {
+        try replica.object(bucket: name, key: key)
+    }
+
+    /// Every object of the bucket, ordered by key.
+    public func list() throws -> [(key: String, object: JSONObject)] {
+        try replica.objects(bucket: name)
+    }
+
+    /// Stores `object` under `key`, creating the object or replacing its data.
+    ///
+    /// Replacing sends only what changed (a jsondiff from the last version the server
+    /// acknowledged), so concurrent edits of other members on other devices are kept.
+    /// Throws ``LockstepClientError/removed(bucket:key:)`` for a key that was deleted.
+    public func put(_ key: String, _ object: JSONObject, priority: ChangePriority = .normal) async throws {
+        try await replica.put(bucket: name, key: key, object: object, priority: priority)
+    }
+
+    /// Stores `object` under a new random key, and returns the key.
+    @discardableResult
+    public func insert(_ object: JSONObject, priority: ChangePriority = .normal) async throws -> String {
+        let key = OutboxRow.newChangeID()
+        try await put(key, object, priority: priority)
+        return key
+    }
+
+    /// Changes the object under `key` in place; throws ``LockstepClientError/notFound(bucket:key:)``
+    /// when there is none.
+    public func update(
+        _ key: String, priority: ChangePriority = .normal, _ change: @Sendable @escaping (inout JSONObject) throws -> Void
+    ) async throws {
+        try await replica.update(bucket: name, key: key, priority: priority, change)
+    }
+
+    /// Deletes the object under `key`. Deleted objects never come back: the key cannot be
+    /// used again, and edits other devices make to it are dropped.
+    public func delete(_ key: String, priority: ChangePriority = .normal) async throws {
+        try await replica.delete(bucket: name, key: key, priority: priority)
+    }
+
+    /// Everything that happens to this bucket's objects from now on: local writes at once,
+    /// changes from other devices as they arrive, and rollbacks of changes the server refused.
+    ///
+    /// Each access starts a new sequence; it ends when the client is closed.
+    public var events: AsyncStream<BucketEvent> {
+        replica.events.stream(for: name)
+    }
+}

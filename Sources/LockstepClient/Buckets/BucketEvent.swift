@@ -1,0 +1,55 @@
+public import LockstepCore
+
+/// Something that happened to an object of a bucket: what ``Bucket/events`` delivers.
+///
+/// Local writes show at once (``Origin/local``); changes from other devices arrive as
+/// ``Origin/remote``; a local change the server refused is undone and reported as
+/// ``Origin/rejected(code:message:)``, so the app can tell the user.
+public struct BucketEvent: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case inserted
+        case updated
+        case deleted
+    }
+
+    public enum Origin: Sendable, Equatable {
+        /// A write made through this client.
+        case local
+        /// A change that came from the server.
+        case remote
+        /// The server refused a local change (Simperium error codes: 410 removed, 413 too
+        /// large, 440 invalid…), and the object went back to what the server holds.
+        case rejected(code: Int, message: String?)
+    }
+
+    public var kind: Kind
+    public var bucket: String
+    public var key: String
+    /// The object after the event; `nil` when it was deleted.
+    public var object: JSONObject?
+    public var origin: Origin
+
+    public init(kind: Kind, bucket: String, key: String, object: JSONObject?, origin: Origin) {
+        self.kind = kind
+        self.bucket = bucket
+        self.key = key
+        self.object = object
+        self.origin = origin
+    }
+
+    /// The object decoded as `T`; `nil` when it was deleted.
+    public func object<T: Decodable>(as type: T.Type) throws -> T? {
+        try object.map { try JSONValue.object($0).decode(type) }
+    }
+
+    /// The event that takes an object from `old` to `new`, if anything visible changed.
+    static func between(_ old: LocalState, _ new: LocalState, bucket: String, key: String, origin: Origin) -> BucketEvent? {
+        switch (old.data, new.data) {
+        case (nil, let object?): BucketEvent(kind: .inserted, bucket: bucket, key: key, object: object, origin: origin)
+        case (_?, nil): BucketEvent(kind: .deleted, bucket: bucket, key: key, object: nil, origin: origin)
+        case (let before?, let after?) where before != after:
+            BucketEvent(kind: .updated, bucket: bucket, key: key, object: after, origin: origin)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,97 @@
+public import Foundation
+public import Logging
+
+/// A device's connection to a Lockstep (or Simperium-compatible) server: buckets of JSON
+/// objects that work offline and stay in step with every other device.
+///
+/// ```swift
+/// let client = try LockstepClient(
+///     storeDirectory: URL(filePath: "Library/Lockstep"),
+///     server: URL(string: "https://sync.example.com")!, app: "my-app", token: token)
+/// let notes = client.bucket("notes")
+/// try await notes.put("groceries", ["title": "Groceries"])   // durable now, synced when it can be
+/// await client.sync.start()
+/// for await event in notes.events { … }
+/// ```
+///
+/// Everything lives in one SQLite file in `storeDirectory`: each object's local state, its
+/// last acknowledged version (its ghost), the outbox of changes not yet acknowledged, and
+/// each bucket's cursor. Open one client per store directory.
+public final class LockstepClient: Sendable {
+    /// Settings with sensible defaults; most apps change none.
+    public struct Configuration: Sendable {
+        /// The streaming endpoint; by default `ws(s)://<server>/sock/1/<app>/websocket`.
+        public var socketURL: URL?
+        /// Where edit times come from, on the server's clock. Plug the client's server clock in
+        /// here; with the default, changes carry no time and the server orders them by arrival.
+        public var editTimes: any EditTimeSource
+        /// How often a heartbeat goes over the socket; 2.5 intervals of silence drop it.
+        public var heartbeatInterval: Duration
+        /// Delays between reconnection attempts.
+        public var backoff: Backoff
+        /// How long to sync over HTTP, at least, before trying the socket again.
+        public var pollingWindow: Duration
+        /// Objects per index page on first sync (the server caps it, at 1000 by default).
+        public var indexPageSize: Int
+        public var logger: Logger
+
+        public init(
+            socketURL: URL? = nil, editTimes: any EditTimeSource = NoEditTimes(), heartbeatInterval: Duration = .seconds(10),
+            backoff: Backoff = Backoff(), pollingWindow: Duration = .seconds(5), indexPageSize: Int = 1000,
+            logger: Logger = Logger(label: "LockstepClient")
+        ) {
+            self.socketURL = socketURL
+            self.editTimes = editTimes
+            self.heartbeatInterval = heartbeatInterval
+            self.backoff = backoff
+            self.pollingWindow = pollingWindow
+            self.indexPageSize = indexPageSize
+            self.logger = logger
+        }
+    }
+
+    /// This client's id on the server (`clientid`), made once and kept in the store.
+    public var clientID: String { replica.clientID }
+    /// The changes on their way to the server.
+    public let outbox: Outbox
+    /// The background sync with the server.
+    public let sync: SyncSession
+
+    let replica: Replica
+
+    /// Opens (or creates) the local store in `storeDirectory` for `app` on `server`, whose
+    /// users authenticate with `token`. Nothing touches the network until ``sync`` starts.
+    public init(storeDirectory: URL, server: URL, app: String, token: String, configuration: Configuration = Configuration()) throws {
+        replica = try Replica(directory: storeDirectory, editTimes: configuration.editTimes)
+        outbox = Outbox(replica: replica)
+        let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
+        let socketURL = configuration.socketURL?.absoluteString
+            ?? base.replacingOccurrences(of: "http", with: "ws", options: .anchored) + "/sock/1/\(app)/websocket"
+        sync = SyncSession(context: SyncContext(
+            replica: replica, api: ServerAPI(baseURL: base, app: app, token: token, clientID: replica.clientID),
+            socketURL: socketURL, app: app, token: token, configuration: configuration, progress: Wakeup(),
+            shared: Locked(SyncContext.SharedState()), bucketsChanged: Wakeup()))
+    }
+
+    /// The bucket named `name`, whose objects are JSON. It syncs from now on, and in later runs.
+    public func bucket(_ name: String) throws -> Bucket {
+        if try replica.register(bucket: name) { sync.context.bucketsChanged.signal() }
+        return Bucket(name: name, replica: replica)
+    }
+
+    /// The bucket named `name`, whose objects are `Value`s.
+    public func bucket<Value: Codable & Sendable>(_ name: String, of type: Value.Type) throws -> TypedBucket<Value> {
+        TypedBucket(raw: try bucket(name))
+    }
+
+    /// The names of the buckets this store syncs.
+    public var bucketNames: [String] {
+        get throws { try replica.bucketNames() }
+    }
+
+    /// Stops syncing and ends every event sequence. The store stays on disk for the next run.
+    public func close() async {
+        await sync.stop()
+        replica.events.finish()
+    }
+}

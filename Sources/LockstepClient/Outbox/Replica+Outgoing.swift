@@ -1,0 +1,174 @@
+import GRDB
+import LockstepCore
+
+extension Replica {
+    /// The changes to send now, as the server reads them.
+    ///
+    /// With `resend`, first every change sent before and never answered (after a reconnect),
+    /// unchanged and with its ccid. Then the queued changes of objects that have no change in
+    /// flight, highest priority first: each is frozen as the diff from the ghost to the local
+    /// object at this moment, so every edit queued since the last send goes out as one change.
+    func takeOutgoing(bucket: String, resend: Bool, limit: Int = 500) async throws -> [JSONValue] {
+        try await database.write { db in
+            var outgoing: [JSONValue] = []
+            if resend {
+                outgoing += try Row.fetchAll(
+                    db, sql: "SELECT * FROM outbox WHERE bucket = ? AND status = 'sent' ORDER BY id", arguments: [bucket]
+                ).map { try OutboxRow(row: $0).wireJSON }
+            }
+            let queued = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM outbox AS q WHERE bucket = ? AND status = 'queued' AND NOT EXISTS (
+                        SELECT 1 FROM outbox AS s WHERE s.bucket = q.bucket AND s.key = q.key AND s.status IN ('sent', 'accepted'))
+                    ORDER BY priority DESC, id LIMIT ?
+                    """,
+                arguments: [bucket, limit]
+            ).map(OutboxRow.init)
+            for var row in queued {
+                guard try Self.freeze(db, &row) else {
+                    try OutboxRow.delete(db, id: row.id)
+                    continue
+                }
+                outgoing.append(row.wireJSON)
+            }
+            return outgoing
+        }
+    }
+
+    /// The sent changes with these ccids, as they are to be resent now.
+    func outgoing(bucket: String, changeIDs: Set<String>) async throws -> [JSONValue] {
+        try await database.read { db in
+            try changeIDs.compactMap { changeID in
+                try Row.fetchOne(
+                    db, sql: "SELECT * FROM outbox WHERE bucket = ? AND ccid = ? AND status = 'sent'",
+                    arguments: [bucket, changeID]
+                ).map { try OutboxRow(row: $0).wireJSON }
+            }
+        }
+    }
+
+    /// Fixes a queued change's payload against the ghost and marks it sent; `false` when there
+    /// is nothing left to send.
+    private static func freeze(_ db: Database, _ row: inout OutboxRow) throws -> Bool {
+        let ghost = try LocalRecords.ghost(db, row.bucket, row.key)
+        let local = try LocalRecords.local(db, row.bucket, row.key)
+        switch (row.operation, local) {
+        case (.modify, .present(let data)):
+            let diff = ObjectDiff(from: ghost?.data ?? [:], to: data)
+            if diff.isEmpty && ghost != nil { return false }
+            row.diff = diff
+            row.sourceVersion = ghost?.version
+            row.expected = data
+        case (.remove, _):
+            guard ghost != nil else { return false }
+            row.expected = nil
+        default:
+            return false
+        }
+        row.status = .sent
+        try db.execute(
+            sql: "UPDATE outbox SET status = 'sent', diff = ?, source_version = ?, expected = ? WHERE id = ?",
+            arguments: [row.diff.map { JSONSerializer().string($0.json) }, row.sourceVersion,
+                        row.expected.map(LocalRecords.encode), row.id])
+        return true
+    }
+
+    /// The HTTP answer to `POST /changes` said our change was applied; its acknowledgement will
+    /// come through the change feed, in order with everything else.
+    func markAccepted(bucket: String, changeIDs: [String]) async throws {
+        try await database.write { db in
+            if let row = try OutboxRow.withChangeID(db, bucket, changeIDs), row.status == .sent {
+                try OutboxRow.setStatus(db, id: row.id, .accepted)
+            }
+        }
+    }
+
+    /// A server error for one of our changes, handled as Simperium clients do.
+    static func takeError(_ db: Database, _ bucket: String, _ change: RemoteChange, into outcome: inout ReceiveOutcome) throws -> [BucketEvent] {
+        guard let row = try OutboxRow.withChangeID(db, bucket, change.changeIDs), let code = change.error else { return [] }
+        switch code {
+        case 409:
+            // A duplicate ccid: the server applied this change before. Fetch what it holds.
+            try OutboxRow.setStatus(db, id: row.id, .accepted)
+            outcome.resync.insert(row.key)
+            return []
+        case 412:
+            // Nothing to change: as good as an acknowledgement.
+            try OutboxRow.delete(db, id: row.id)
+            outcome.sendMore = true
+            guard try OutboxRow.all(db, bucket, row.key).isEmpty else { return [] }
+            let old = try LocalRecords.local(db, bucket, row.key)
+            let ghost = try LocalRecords.ghost(db, bucket, row.key)
+            return try setLocal(db, bucket, row.key, from: old, to: state(of: ghost), origin: .remote).map { [$0] } ?? []
+        case 404 where row.operation == .remove:
+            // Removing what the server no longer has: done.
+            try OutboxRow.delete(db, id: row.id)
+            outcome.sendMore = true
+            return []
+        case 405 where row.fullData == nil && row.operation == .modify, 440 where row.fullData == nil && row.operation == .modify:
+            return try resendWhole(db, row, into: &outcome)
+        case 410:
+            return try takeRemoved(db, row, code: code, message: change.message)
+        case 429, 500..<600:
+            outcome.retryLater = true
+            return []
+        default:
+            return try reject(db, row, code: code, message: change.message, into: &outcome)
+        }
+    }
+
+    /// After 405 (unknown source version) or 440 (the diff did not apply), send the whole
+    /// object as `d` once, against the ghost, with the same ccid.
+    private static func resendWhole(_ db: Database, _ row: OutboxRow, into outcome: inout ReceiveOutcome) throws -> [BucketEvent] {
+        guard case .present(let data) = try LocalRecords.local(db, row.bucket, row.key) else {
+            return try reject(db, row, code: row.error ?? 440, message: "the change could not be applied", into: &outcome)
+        }
+        let ghost = try LocalRecords.ghost(db, row.bucket, row.key)
+        // The whole object carries every later edit too, so the queued change has nothing left.
+        try db.execute(
+            sql: "DELETE FROM outbox WHERE bucket = ? AND key = ? AND status = 'queued'", arguments: [row.bucket, row.key])
+        try db.execute(
+            sql: "UPDATE outbox SET full_data = ?, source_version = ?, expected = ? WHERE id = ?",
+            arguments: [LocalRecords.encode(data), ghost?.version, LocalRecords.encode(data), row.id])
+        outcome.sendMore = true
+        outcome.resendFull.insert(row.changeID)
+        return []
+    }
+
+    /// 410: the object was removed on the server, for good.
+    private static func takeRemoved(_ db: Database, _ row: OutboxRow, code: Int, message: String?) throws -> [BucketEvent] {
+        let ghost = try LocalRecords.ghost(db, row.bucket, row.key)
+        try LocalRecords.setGhost(db, row.bucket, row.key, Ghost(version: ghost?.version ?? 0, data: [:], isDeleted: true))
+        try OutboxRow.deleteAll(db, row.bucket, row.key)
+        try db.execute(
+            sql: "INSERT INTO outbox (bucket, key, ccid, operation, priority, status, edit_time, error, message, created_at) VALUES (?, ?, ?, ?, ?, 'rejected', ?, ?, ?, ?)",
+            arguments: [row.bucket, row.key, row.changeID, row.operation.rawValue, row.priority.rawValue, row.editTime, code,
+                        message, row.createdAt.timeIntervalSince1970])
+        let old = try LocalRecords.local(db, row.bucket, row.key)
+        return try setLocal(db, row.bucket, row.key, from: old, to: .removed, origin: .rejected(code: code, message: message))
+            .map { [$0] } ?? []
+    }
+
+    /// The server refused the change: it stays listed as rejected, and the local object goes
+    /// back to the ghost plus any edits made after the refused change.
+    private static func reject(
+        _ db: Database, _ row: OutboxRow, code: Int, message: String?, into outcome: inout ReceiveOutcome
+    ) throws -> [BucketEvent] {
+        try OutboxRow.setStatus(db, id: row.id, .rejected, error: code, message: message)
+        outcome.sendMore = true
+        let ghost = try LocalRecords.ghost(db, row.bucket, row.key)
+        let old = try LocalRecords.local(db, row.bucket, row.key)
+        var restored = state(of: ghost)
+        let queued = try OutboxRow.all(db, row.bucket, row.key).filter { $0.status == .queued }
+        if !queued.isEmpty, case .present(let local) = old {
+            let replayed = replay(local, after: row.expected ?? ghost?.data ?? [:], onto: ghost?.data ?? [:])
+            if ghost == nil || replayed != ghost?.data { restored = .present(replayed) }
+        }
+        if restored == state(of: ghost) {
+            for change in queued { try OutboxRow.delete(db, id: change.id) }
+        }
+        return try setLocal(db, row.bucket, row.key, from: old, to: restored, origin: .rejected(code: code, message: message))
+            .map { [$0] } ?? []
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import GRDB
+
+/// Opens (or creates) the client's SQLite file and keeps its schema current.
+///
+/// One file per store directory holds everything the client must not lose: each object's
+/// local state, its ghost (the last version the server acknowledged), the outbox, each
+/// bucket's cursor and the bucket options the server sent. The file is in WAL mode with
+/// `synchronous = FULL`, so a write that has returned survives a crash or a power cut.
+enum ClientDatabase {
+    static let fileName = "lockstep-client.sqlite"
+
+    static func open(directory: URL) throws -> DatabasePool {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.label = "LockstepClient"
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // WAL alone is durable only at checkpoints; FULL syncs the log on every commit.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+                -- What the app sees: NULL data with deleted = 1 is a tombstone.
+                CREATE TABLE objects (
+                    bucket TEXT NOT NULL, key TEXT NOT NULL, data TEXT, deleted INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (bucket, key));
+                -- The last version the server acknowledged; walk marks the index walk that last saw it.
+                CREATE TABLE ghosts (
+                    bucket TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, data TEXT,
+                    deleted INTEGER NOT NULL DEFAULT 0, walk INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (bucket, key));
+                CREATE TABLE outbox (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    bucket TEXT NOT NULL, key TEXT NOT NULL, ccid TEXT NOT NULL UNIQUE,
+                    operation TEXT NOT NULL, priority INTEGER NOT NULL, status TEXT NOT NULL,
+                    source_version INTEGER, diff TEXT, full_data TEXT, expected TEXT, edit_time INTEGER,
+                    error INTEGER, message TEXT, created_at REAL NOT NULL);
+                CREATE INDEX outbox_by_key ON outbox (bucket, key, id);
+                CREATE INDEX outbox_by_priority ON outbox (bucket, status, priority DESC, id);
+                -- A bucket's resume point; walk_* describe an index walk under way.
+                CREATE TABLE buckets (
+                    name TEXT PRIMARY KEY, cv TEXT, walk_current TEXT, walk_mark TEXT,
+                    walk_id INTEGER NOT NULL DEFAULT 0, options TEXT);
+                """)
+        }
+        return migrator
+    }
+}

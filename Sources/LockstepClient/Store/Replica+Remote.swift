@@ -1,0 +1,120 @@
+import GRDB
+import LockstepCore
+
+/// What the sync session must do after the replica took in a batch of changes.
+struct ReceiveOutcome: Sendable {
+    /// Objects whose ghost fell out of step with the server: fetch them whole.
+    var resync: Set<String> = []
+    /// Changes were made sendable again (a full resend after 405/440, a rejection freeing a key).
+    var sendMore = false
+    /// Changes (by ccid) to send again at once as the whole object.
+    var resendFull: Set<String> = []
+    /// The server failed for a moment (5xx, 429): send the same changes again later.
+    var retryLater = false
+    /// The batch acknowledged at least one of our changes.
+    var acknowledged = false
+}
+
+extension Replica {
+    /// Takes in changes from the server, in feed order: acknowledgements of our changes,
+    /// other devices' changes, and errors for our changes.
+    func receive(bucket: String, _ changes: [RemoteChange]) async throws -> ReceiveOutcome {
+        let clientID = clientID
+        let outcome = try await database.write { db in
+            var outcome = ReceiveOutcome()
+            var events: [BucketEvent] = []
+            for change in changes {
+                if change.error != nil {
+                    events += try Self.takeError(db, bucket, change, into: &outcome)
+                    continue
+                }
+                if let row = try OutboxRow.withChangeID(db, bucket, change.changeIDs) {
+                    events += try Self.takeAcknowledgement(db, bucket, change, row, into: &outcome)
+                } else {
+                    events += try Self.takeRemote(db, bucket, change, clientID: clientID, into: &outcome)
+                }
+                if let cursor = change.cursor { try LocalRecords.setCursor(db, bucket, cursor) }
+            }
+            return (outcome, events)
+        }
+        events.publish(outcome.1)
+        if outcome.0.sendMore || outcome.0.acknowledged { outboxChanged.signal() }
+        return outcome.0
+    }
+
+    /// Our change came back applied: the ghost moves to the version it made.
+    private static func takeAcknowledgement(
+        _ db: Database, _ bucket: String, _ change: RemoteChange, _ row: OutboxRow, into outcome: inout ReceiveOutcome
+    ) throws -> [BucketEvent] {
+        outcome.acknowledged = true
+        let key = change.key
+        let ghost = try LocalRecords.ghost(db, bucket, key)
+        if let ghost, change.endVersion <= ghost.version {
+            // Already in the ghost (we fetched the object since).
+            try OutboxRow.delete(db, id: row.id)
+            return []
+        }
+        guard change.sourceVersion == ghost?.version, ghost?.isDeleted != true else {
+            try OutboxRow.setStatus(db, id: row.id, .accepted)
+            outcome.resync.insert(key)
+            return []
+        }
+        let newGhost: Ghost
+        switch change.operation {
+        case .remove:
+            newGhost = Ghost(version: change.endVersion, data: [:], isDeleted: true)
+        case .modify:
+            guard let data = try? change.diff.apply(to: ghost?.data ?? [:]) else {
+                try OutboxRow.setStatus(db, id: row.id, .accepted)
+                outcome.resync.insert(key)
+                return []
+            }
+            newGhost = Ghost(version: change.endVersion, data: data, isDeleted: false)
+        }
+        try LocalRecords.setGhost(db, bucket, key, newGhost)
+        try OutboxRow.delete(db, id: row.id)
+        guard try OutboxRow.all(db, bucket, key).isEmpty else { return [] }
+        // Nothing else pending: the local object is what the server holds (the server may have
+        // merged our change with others').
+        let old = try LocalRecords.local(db, bucket, key)
+        return try setLocal(db, bucket, key, from: old, to: state(of: newGhost), origin: .remote).map { [$0] } ?? []
+    }
+
+    /// Another device's change: apply it to the ghost and rebase our pending edits over it.
+    private static func takeRemote(
+        _ db: Database, _ bucket: String, _ change: RemoteChange, clientID: String, into outcome: inout ReceiveOutcome
+    ) throws -> [BucketEvent] {
+        let key = change.key
+        let ghost = try LocalRecords.ghost(db, bucket, key)
+        if let ghost, change.endVersion <= ghost.version { return [] }
+        let old = try LocalRecords.local(db, bucket, key)
+        if change.operation == .remove {
+            try LocalRecords.setGhost(db, bucket, key, Ghost(version: change.endVersion, data: [:], isDeleted: true))
+            try OutboxRow.deleteAll(db, bucket, key)
+            return try setLocal(db, bucket, key, from: old, to: .removed, origin: .remote).map { [$0] } ?? []
+        }
+        guard change.sourceVersion == ghost?.version, ghost?.isDeleted != true,
+            let data = try? change.diff.apply(to: ghost?.data ?? [:])
+        else {
+            outcome.resync.insert(key)
+            return []
+        }
+        let base = ghost?.data ?? [:]
+        try LocalRecords.setGhost(db, bucket, key, Ghost(version: change.endVersion, data: data, isDeleted: false))
+        let pending = try OutboxRow.all(db, bucket, key)
+        guard !pending.isEmpty else {
+            return try setLocal(db, bucket, key, from: old, to: .present(data), origin: .remote).map { [$0] } ?? []
+        }
+        let mine = EditStamp(time: pending.compactMap(\.editTime).max(), clientID: clientID)
+        let winner = MergeRules.winner(incoming: mine, applied: change.stamp)
+        for row in pending where row.status != .queued {
+            if let expected = row.expected {
+                try OutboxRow.setExpected(
+                    db, id: row.id, rebase(expected, from: base, over: change.diff, onto: data, winner: winner))
+            }
+        }
+        guard case .present(let local) = old else { return [] }
+        let rebased = rebase(local, from: base, over: change.diff, onto: data, winner: winner)
+        return try setLocal(db, bucket, key, from: old, to: .present(rebased), origin: .remote).map { [$0] } ?? []
+    }
+}

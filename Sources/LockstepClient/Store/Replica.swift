@@ -1,0 +1,138 @@
+import Foundation
+import GRDB
+import LockstepCore
+
+/// The client's local copy of its buckets, and the only code that changes it.
+///
+/// Every operation is one SQLite transaction over objects, ghosts, the outbox and cursors, so
+/// the four never disagree, even across a crash. Events are published after the commit.
+final class Replica: Sendable {
+    let database: DatabasePool
+    let clientID: String
+    let events: EventHub
+    let editTimes: any EditTimeSource
+    /// Wakes the sync session when the outbox has something new to send.
+    let outboxChanged: Wakeup
+
+    init(directory: URL, editTimes: any EditTimeSource) throws {
+        database = try ClientDatabase.open(directory: directory)
+        events = EventHub()
+        outboxChanged = Wakeup()
+        self.editTimes = editTimes
+        clientID = try database.write { db in
+            if let existing = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'clientid'") {
+                return existing
+            }
+            let created = "lockstep-swift-" + OutboxRow.newChangeID()
+            try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('clientid', ?)", arguments: [created])
+            return created
+        }
+    }
+
+    /// Runs a write transaction and publishes the events it returns once it has committed.
+    func write(_ body: @Sendable @escaping (Database) throws -> [BucketEvent]) async throws {
+        let events = try await database.write(body)
+        self.events.publish(events)
+    }
+
+    // MARK: Buckets
+
+    /// Adds `bucket` to the buckets this store syncs; `true` when it was not there yet.
+    @discardableResult
+    func register(bucket: String) throws -> Bool {
+        try database.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO buckets (name) VALUES (?)", arguments: [bucket])
+            return db.changesCount > 0
+        }
+    }
+
+    func bucketNames() throws -> [String] {
+        try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM buckets ORDER BY name") }
+    }
+
+    // MARK: Reading
+
+    func object(bucket: String, key: String) throws -> JSONObject? {
+        try database.read { db in try LocalRecords.local(db, bucket, key).data }
+    }
+
+    func objects(bucket: String) throws -> [(key: String, object: JSONObject)] {
+        try database.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT key, data FROM objects WHERE bucket = ? AND deleted = 0 ORDER BY key", arguments: [bucket]
+            ).map { row in (key: row["key"] as String, object: try LocalRecords.decode(row["data"])) }
+        }
+    }
+
+    // MARK: Local writes
+
+    /// Stores `object` as the local state of `key` and queues the change for the server.
+    func put(bucket: String, key: String, object: JSONObject, priority: ChangePriority) async throws {
+        let editTime = editTimes.serverTimeNow()
+        try await write { db in
+            let old = try LocalRecords.local(db, bucket, key)
+            let ghost = try LocalRecords.ghost(db, bucket, key)
+            if old == .removed || ghost?.isDeleted == true {
+                throw LockstepClientError.removed(bucket: bucket, key: key)
+            }
+            guard old != .present(object) else { return [] }
+            let new = LocalState.present(object)
+            try LocalRecords.setLocal(db, bucket, key, new)
+            try OutboxRow.enqueue(db, bucket, key, .modify, priority: priority, editTime: editTime)
+            return BucketEvent.between(old, new, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
+        }
+        outboxChanged.signal()
+    }
+
+    /// Changes the local state of an existing object through `transform`.
+    func update(bucket: String, key: String, priority: ChangePriority, _ transform: @Sendable @escaping (inout JSONObject) throws -> Void) async throws {
+        let editTime = editTimes.serverTimeNow()
+        try await write { db in
+            let old = try LocalRecords.local(db, bucket, key)
+            switch old {
+            case .removed: throw LockstepClientError.removed(bucket: bucket, key: key)
+            case .absent: throw LockstepClientError.notFound(bucket: bucket, key: key)
+            case .present(var object):
+                try transform(&object)
+                let new = LocalState.present(object)
+                guard new != old else { return [] }
+                try LocalRecords.setLocal(db, bucket, key, new)
+                try OutboxRow.enqueue(db, bucket, key, .modify, priority: priority, editTime: editTime)
+                return BucketEvent.between(old, new, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
+            }
+        }
+        outboxChanged.signal()
+    }
+
+    /// Removes `key` locally (leaving a tombstone) and queues the removal for the server, unless
+    /// the server never heard of the object.
+    func delete(bucket: String, key: String, priority: ChangePriority) async throws {
+        let editTime = editTimes.serverTimeNow()
+        try await write { db in
+            let old = try LocalRecords.local(db, bucket, key)
+            guard case .present = old else {
+                if old == .removed { return [] }
+                throw LockstepClientError.notFound(bucket: bucket, key: key)
+            }
+            try LocalRecords.setLocal(db, bucket, key, .removed)
+            let known = try LocalRecords.ghost(db, bucket, key) != nil
+                || OutboxRow.all(db, bucket, key).contains { $0.status != .queued }
+            if known {
+                try OutboxRow.enqueue(db, bucket, key, .remove, priority: priority, editTime: editTime)
+            } else {
+                try OutboxRow.deleteAll(db, bucket, key)
+            }
+            return BucketEvent.between(old, .removed, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
+        }
+        outboxChanged.signal()
+    }
+}
+
+extension Replica {
+    /// Changes not yet acknowledged by the server.
+    func pendingCount() throws -> Int {
+        try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status != 'rejected'") ?? 0
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import LockstepCore
+import Logging
+import WSClient
+
+/// One connection over the streaming protocol (`/sock/1/{app}/websocket`), one channel per
+/// bucket, until it drops.
+///
+/// Per channel: `init` with the token, then an index walk (`i:1:<mark>::<limit>`) on first
+/// sync or `cv:<cursor>` to catch up; once caught up the outbox flows, one change in flight
+/// per object. Heartbeats (`h:<n>`) go out every interval; a connection silent for 2.5
+/// intervals is dropped so the loop can reconnect.
+struct SocketSession: Sendable {
+    let context: SyncContext
+    let buckets: [String]
+    /// Called once the server accepted the token on the first channel: the socket works.
+    let onConnected: @Sendable () -> Void
+
+    struct Silence: Error, CustomStringConvertible {
+        var description: String { "the server went silent; reconnecting" }
+    }
+
+    /// The most changes the server sends in answer to one `cv:`; a full batch means more wait.
+    static let catchUpPage = 100
+
+    enum Phase: Equatable {
+        case authorizing
+        case indexing
+        case catchingUp
+        case live
+    }
+
+    func run() async throws {
+        var configuration = WebSocketClientConfiguration()
+        configuration.maxFrameSize = 64 * 1024 * 1024
+        try await WebSocketClient.connect(url: context.socketURL, configuration: configuration, logger: context.logger) {
+            inbound, outbound, _ in
+            try await handle(inbound: inbound, outbound: outbound)
+        }
+    }
+
+    private func handle(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let (frames, send) = AsyncStream.makeStream(of: String.self)
+        let phases = Locked([Phase](repeating: .authorizing, count: buckets.count))
+        let lastHeard = Locked(ContinuousClock.now)
+        let bucketsGeneration = context.bucketsChanged.generation
+        defer { context.shared.withLock { $0.live = [] } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await frame in frames { try await outbound.writeTextMessage(frame) }
+            }
+            group.addTask { try await heartbeat(send, lastHeard) }
+            group.addTask { try await flushLoop(send, phases) }
+            group.addTask { try await context.watchBuckets(after: bucketsGeneration) }
+            for (channel, bucket) in buckets.enumerated() {
+                send.yield("\(channel):init:\(initMessage(bucket))")
+            }
+            group.addTask {
+                for try await message in inbound.messages(maxSize: 256 * 1024 * 1024) {
+                    guard case .text(let text) = message else { continue }
+                    lastHeard.withLock { $0 = .now }
+                    try await receive(SocketFrame(text), send, phases)
+                }
+                send.finish()
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func initMessage(_ bucket: String) -> String {
+        JSONValue.object([
+            "clientid": .string(context.replica.clientID), "api": "1.1", "token": .string(context.token),
+            "app_id": .string(context.app), "name": .string(bucket), "library": "lockstep-swift", "version": "1",
+        ]).description
+    }
+
+    private func receive(_ frame: SocketFrame, _ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>) async throws {
+        guard case .channel(let channel, let command, let payload) = frame, buckets.indices.contains(channel) else { return }
+        let bucket = buckets[channel]
+        let replica = context.replica
+        let pageSize = context.configuration.indexPageSize
+        switch command {
+        case "auth":
+            if payload.hasPrefix("{") { throw LockstepClientError.unauthorized(payload) }
+            onConnected()
+            try await start(channel, bucket, send, phases)
+        case "i":
+            let page = try IndexPage(json: try JSONValue(parsing: payload))
+            let first = try replica.position(bucket: bucket) == .index(mark: nil)
+            let complete = try await replica.takeIndexPage(bucket: bucket, page, isFirst: first)
+            context.progress.signal()
+            if complete {
+                try await start(channel, bucket, send, phases)
+            } else {
+                send.yield("\(channel):i:1:\(page.mark ?? "")::\(pageSize)")
+            }
+        case "c":
+            let changes = try RemoteChange.list(try JSONValue(parsing: payload))
+            let outcome = try await context.take(bucket: bucket, changes)
+            for change in try await replica.outgoing(bucket: bucket, changeIDs: outcome.resendFull) {
+                send.yield("\(channel):c:\(change)")
+            }
+            if phases.withLock({ $0[channel] }) == .catchingUp {
+                if changes.count >= Self.catchUpPage, case .changes(let cursor) = try replica.position(bucket: bucket) {
+                    send.yield("\(channel):cv:\(cursor)")
+                } else {
+                    phases.withLock { $0[channel] = .live }
+                    context.setLive(bucket, true)
+                    // Everything sent before the connection dropped goes again, with its ccid.
+                    for change in try await replica.takeOutgoing(bucket: bucket, resend: true) {
+                        send.yield("\(channel):c:\(change)")
+                    }
+                }
+            }
+            if outcome.retryLater { retrySoon(channel, bucket, changes, send) }
+        case "cv":
+            // `cv:?`: the server no longer knows our cursor.
+            try await replica.restartIndex(bucket: bucket)
+            try await start(channel, bucket, send, phases)
+        case "o":
+            try await replica.setOptions(bucket: bucket, payload)
+        default:
+            context.logger.debug("ignoring \(command) on channel \(channel)")
+        }
+    }
+
+    /// Asks for what the bucket needs next: an index page or the changes since its cursor.
+    private func start(_ channel: Int, _ bucket: String, _ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>) async throws {
+        context.setLive(bucket, false)
+        switch try context.replica.position(bucket: bucket) {
+        case .index(let mark):
+            phases.withLock { $0[channel] = .indexing }
+            send.yield("\(channel):i:1:\(mark ?? "")::\(context.configuration.indexPageSize)")
+        case .changes(let cursor):
+            phases.withLock { $0[channel] = .catchingUp }
+            send.yield("\(channel):cv:\(cursor)")
+        }
+    }
+
+    /// The server failed for a moment: send those changes again shortly, with the same ccids.
+    private func retrySoon(_ channel: Int, _ bucket: String, _ changes: [RemoteChange], _ send: AsyncStream<String>.Continuation) {
+        let changeIDs = Set(changes.filter { $0.error != nil }.flatMap(\.changeIDs))
+        let replica = context.replica
+        Task {
+            try await Task.sleep(for: .seconds(1))
+            for change in try await replica.outgoing(bucket: bucket, changeIDs: changeIDs) {
+                send.yield("\(channel):c:\(change)")
+            }
+        }
+    }
+
+    /// Sends new outbox changes of live channels whenever the outbox changes.
+    private func flushLoop(_ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>) async throws {
+        let replica = context.replica
+        var seen: UInt64 = 0
+        while !Task.isCancelled {
+            seen = await replica.outboxChanged.wait(after: seen)
+            let live = phases.withLock { $0 }
+            for (channel, bucket) in buckets.enumerated() where live[channel] == .live {
+                for change in try await replica.takeOutgoing(bucket: bucket, resend: false) {
+                    send.yield("\(channel):c:\(change)")
+                }
+            }
+        }
+    }
+
+    private func heartbeat(_ send: AsyncStream<String>.Continuation, _ lastHeard: Locked<ContinuousClock.Instant>) async throws {
+        let interval = context.configuration.heartbeatInterval
+        var count = 0
+        while !Task.isCancelled {
+            try await Task.sleep(for: interval)
+            if ContinuousClock.now - lastHeard.withLock({ $0 }) > interval * 2.5 { throw Silence() }
+            count += 1
+            send.yield("h:\(count)")
+        }
+    }
+}

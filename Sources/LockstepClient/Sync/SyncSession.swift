@@ -1,0 +1,141 @@
+import Foundation
+import Synchronization
+
+/// Keeps a client's buckets in step with the server, in the background.
+///
+/// ```swift
+/// await client.sync.start()                      // connect; reconnect whenever dropped
+/// try await client.sync.waitUntilIdle()          // everything sent and acknowledged
+/// await client.sync.stop()
+/// ```
+///
+/// It speaks Simperium's streaming protocol over a WebSocket. When the socket cannot be
+/// opened it syncs over HTTP instead (posting changes, long-polling the change feed) and keeps
+/// trying the socket, with exponential backoff and full jitter. Local writes never wait for
+/// any of this: they are in the local store and the outbox already.
+public final class SyncSession: Sendable {
+    let context: SyncContext
+    private let running = Mutex<Task<Void, Never>?>(nil)
+
+    init(context: SyncContext) {
+        self.context = context
+    }
+
+    /// What the session is doing now.
+    public var state: SyncState { context.shared.withLock { $0.state } }
+
+    /// Starts syncing every bucket this client has opened (now or in an earlier run) in the
+    /// background. Does nothing when already started.
+    public func start() async {
+        let context = context
+        running.withLock { running in
+            guard running == nil else { return }
+            running = Task { await SyncLoop(context: context).run() }
+        }
+    }
+
+    /// Stops syncing and closes the connection. What was not sent stays in the outbox.
+    public func stop() async {
+        let task = running.withLock { running in
+            defer { running = nil }
+            return running
+        }
+        task?.cancel()
+        await task?.value
+        context.setState(.stopped)
+    }
+
+    /// Waits until every bucket has caught up with the server and the outbox is empty (changes
+    /// the server refused do not count). Throws ``LockstepClientError/timedOut(_:)`` after
+    /// `timeout`, and ``LockstepClientError/unauthorized(_:)`` if the server refuses the token.
+    public func waitUntilIdle(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let seen = context.progress.generation
+            if case .unauthorized(let message) = state { throw LockstepClientError.unauthorized(message) }
+            if try isIdle() { return }
+            guard ContinuousClock.now < deadline else { throw LockstepClientError.timedOut("sync to become idle") }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { [context, seen] in _ = await context.progress.wait(after: seen) }
+                group.addTask {
+                    // Re-check now and then: an acknowledgement may land between check and wait.
+                    try await Task.sleep(for: min(.milliseconds(250), deadline - .now))
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    private func isIdle() throws -> Bool {
+        let buckets = try context.replica.bucketNames()
+        let live = context.shared.withLock { $0.live }
+        guard buckets.allSatisfy(live.contains) else { return false }
+        return try context.replica.pendingCount() == 0
+    }
+}
+
+/// Connects, reconnects and falls back to polling, until cancelled.
+struct SyncLoop {
+    let context: SyncContext
+
+    func run() async {
+        var attempt = 0
+        while !Task.isCancelled {
+            context.setState(.connecting)
+            let buckets = (try? context.replica.bucketNames()) ?? []
+            let connected = Locked(false)
+            do {
+                try await SocketSession(context: context, buckets: buckets) {
+                    connected.withLock { $0 = true }
+                    context.setState(.streaming)
+                }.run()
+            } catch let error as LockstepClientError {
+                if case .unauthorized(let message) = error { return context.setState(.unauthorized(message)) }
+                context.logger.info("socket: \(error)")
+            } catch is BucketsChanged {
+                continue
+            } catch {
+                context.logger.info("socket: \(error)")
+            }
+            if Task.isCancelled { return }
+            let delay = context.configuration.backoff.delay(attempt: attempt)
+            if connected.withLock({ $0 }) {
+                // The socket worked and dropped: come back soon over it.
+                attempt = 0
+                try? await Task.sleep(for: delay)
+                continue
+            }
+            attempt += 1
+            // The socket cannot be opened: sync over HTTP meanwhile, then try it again.
+            context.setState(.polling)
+            if case .unauthorized(let message) = await poll(buckets, for: max(delay, context.configuration.pollingWindow)) {
+                return context.setState(.unauthorized(message))
+            }
+        }
+    }
+
+    /// Polls for `window`; returns the session's end state if it must not go on.
+    private func poll(_ buckets: [String], for window: Duration) async -> SyncState? {
+        let session = PollingSession(context: context, buckets: buckets)
+        let deadline = ContinuousClock.now + window
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await session.run() }
+                group.addTask { try await Task.sleep(until: deadline) }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch let error as LockstepClientError {
+            if case .unauthorized(let message) = error { return .unauthorized(message) }
+            context.logger.info("polling: \(error)")
+        } catch is BucketsChanged {
+            return nil
+        } catch {
+            context.logger.info("polling: \(error)")
+        }
+        // Failed early (the server is down too): wait out the window before the next attempt.
+        if ContinuousClock.now < deadline { try? await Task.sleep(until: deadline) }
+        return nil
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import LockstepClient
+import LockstepCore
+import Testing
+
+/// Runs the built `lockstep` tool as a separate process, as a script would.
+enum LockstepTool {
+    static var executable: URL {
+        // Tests/LockstepClientTests/ClientCommandTests.swift → the package root.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let build = root.appendingPathComponent(".build")
+        for configuration in ["debug", "release"] {
+            let candidate = build.appendingPathComponent(configuration).appendingPathComponent("lockstep")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return build.appendingPathComponent("debug/lockstep")
+    }
+
+    static func launch(_ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        return (process, pipe)
+    }
+
+    /// Runs to completion; the exit status and everything printed.
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let (process, pipe) = try launch(arguments)
+        let output = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
+
+@Suite("lockstep client")
+struct ClientCommandTests {
+    @Test("put works with no server, survives a killed process, and syncs later")
+    func putOfflineThenSync() async throws {
+        let server = try await TestServer.start()
+        let token = try await server.createUser()
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let nowhere = ["--store", store.path, "--url", "http://127.0.0.1:9", "--app", server.appID, "--token", token]
+        let online = ["--store", store.path, "--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token]
+
+        var result = try await LockstepTool.run(["client"] + nowhere + ["put", "notes", "a", #"{"title":"first"}"#])
+        #expect(result.status == 0, "\(result.output)")
+        result = try await LockstepTool.run(["client"] + nowhere + ["put", "--urgent", "notes", "b", #"{"title":"second"}"#])
+        #expect(result.status == 0, "\(result.output)")
+        result = try await LockstepTool.run(["client"] + nowhere + ["status"])
+        #expect(result.output.contains("2 pending"), "\(result.output)")
+
+        // A sync that cannot reach the server, killed mid-flight: the outbox must survive.
+        let (syncing, _) = try LockstepTool.launch(["client"] + nowhere + ["sync"])
+        try await Task.sleep(for: .milliseconds(500))
+        kill(syncing.processIdentifier, SIGKILL)
+        syncing.waitUntilExit()
+
+        result = try await LockstepTool.run(["client"] + nowhere + ["get", "notes", "a"])
+        #expect(result.output.contains(#""title":"first""#), "\(result.output)")
+        result = try await LockstepTool.run(["client"] + online + ["sync", "--once", "--timeout", "30"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("synced; 0 pending"), "\(result.output)")
+        #expect(try await server.objects("notes", token: token) == ["a": ["title": "first"], "b": ["title": "second"]])
+
+        result = try await LockstepTool.run(["client"] + online + ["list", "notes"])
+        let listed: [String] = result.output.split(separator: "\n").map { line in String(line.prefix { $0 != "\t" }) }
+        #expect(listed == ["a", "b"])
+        result = try await LockstepTool.run(["client"] + online + ["delete", "notes", "a"])
+        #expect(result.status == 0, "\(result.output)")
+        result = try await LockstepTool.run(["client"] + online + ["sync", "--once"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(try await server.objects("notes", token: token).keys.sorted() == ["b"])
+        await server.stop()
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import LockstepClient
+import LockstepCore
+import Synchronization
+
+/// A socket URL nothing listens on: connecting is refused at once, so clients poll over HTTP.
+let refusedSocketURL = URL(string: "ws://127.0.0.1:9/sock/1/none/websocket")!
+
+/// Edit times the test decides.
+final class ManualEditTimes: EditTimeSource {
+    let now = Mutex<Int64?>(nil)
+    init(_ time: Int64? = nil) { now.withLock { $0 = time } }
+    func set(_ time: Int64?) { now.withLock { $0 = time } }
+    func serverTimeNow() -> Int64? { now.withLock { $0 } }
+}
+
+/// How a test's clients reach the server.
+enum Transport: Sendable, CaseIterable {
+    /// The streaming WebSocket (`/sock/1/<app>/websocket`).
+    case socket
+    /// HTTP only: the socket URL is refused, as behind a proxy that blocks upgrades.
+    case polling
+}
+
+/// A fresh store directory, deleted by the caller with `removeStore`.
+func temporaryStore() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-client-\(UUID().uuidString)")
+}
+
+func removeStore(_ directory: URL) {
+    try? FileManager.default.removeItem(at: directory)
+}
+
+extension TestServer {
+    /// A client of this server in `store`, syncing over `transport`, with quick retries.
+    func client(
+        store: URL = temporaryStore(), token: String, transport: Transport = .polling, editTimes: any EditTimeSource = NoEditTimes()
+    ) throws -> LockstepClient {
+        var configuration = LockstepClient.Configuration(
+            editTimes: editTimes, heartbeatInterval: .seconds(2), backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(500)),
+            pollingWindow: .seconds(3))
+        configuration.logger.logLevel = .warning
+        if transport == .polling { configuration.socketURL = refusedSocketURL }
+        return try LockstepClient(storeDirectory: store, server: baseURL, app: appID, token: token, configuration: configuration)
+    }
+}
+
+/// Waits until `condition` holds, checking every 20 ms; fails the wait after `timeout`.
+func eventually(
+    _ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw LockstepClientError.timedOut(what) }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+/// The next event of `events` that satisfies `matching`, or a timeout error.
+func nextEvent(
+    _ events: AsyncStream<BucketEvent>, timeout: Duration = .seconds(20), matching: @Sendable @escaping (BucketEvent) -> Bool = { _ in true }
+) async throws -> BucketEvent {
+    try await withThrowingTaskGroup(of: BucketEvent?.self) { group in
+        group.addTask {
+            for await event in events where matching(event) { return event }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let event = try await group.next() ?? nil else { throw LockstepClientError.timedOut("an event") }
+        return event
+    }
+}
