@@ -8,6 +8,6 @@ struct LockstepCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Apps.self, Tokens.self,
             DiffCommand.self, PatchCommand.self, TransformCommand.self,
-            BenchCommand.self,
+            TimeCommand.self, BenchCommand.self,
         ])
 }
