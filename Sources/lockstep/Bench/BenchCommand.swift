@@ -5,6 +5,6 @@ import ArgumentParser
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure Lockstep's speed (build with -c release).",
-        subcommands: [BenchDiff.self, BenchReleases.self, BenchStore.self, FanoutBenchmark.self, ClientBenchmark.self])
+        abstract: "Measure Lockstep's speed and accuracy (build with -c release).",
+        subcommands: [BenchDiff.self, BenchClock.self, BenchReleases.self, BenchStore.self, FanoutBenchmark.self, ClientBenchmark.self])
 }

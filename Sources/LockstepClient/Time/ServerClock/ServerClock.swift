@@ -99,6 +99,12 @@ public final class ServerClock: Sendable {
         state.withLock { $0.estimator.estimate }
     }
 
+    /// The exchanges the estimate is built from, oldest first: the most recent
+    /// ``ClockEstimatorConfiguration/sampleWindow`` of them, for diagnostics (`lockstep time`).
+    public var samples: [ClockSample] {
+        state.withLock { $0.estimator.history.samples }
+    }
+
     // MARK: Synchronising
 
     /// Exchanges a round with the server now, for instance after reconnecting; joins the round

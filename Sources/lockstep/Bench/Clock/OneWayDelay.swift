@@ -1,0 +1,66 @@
+import Foundation
+
+/// How long a network holds data in one direction, drawn afresh for each chunk: the two delay
+/// models of `notes/clock.md`, and a fixed delay for tests.
+enum OneWayDelay: Sendable, Hashable {
+    /// Always the same delay.
+    case fixed(milliseconds: Double)
+    /// Jitter: N(mean, deviation²), clamped at zero.
+    case normal(meanMilliseconds: Double, deviationMilliseconds: Double)
+    /// Queueing: a floor (the propagation delay) plus an exponential wait in queues.
+    case queueing(floorMilliseconds: Double, meanWaitMilliseconds: Double)
+
+    /// One draw, in nanoseconds.
+    func draw(using random: inout some RandomNumberGenerator) -> Int64 {
+        let milliseconds: Double
+        switch self {
+        case .fixed(let delay):
+            milliseconds = delay
+        case .normal(let mean, let deviation):
+            // Box–Muller: two uniform draws make one normal one.
+            let radius = (-2 * log(Double.random(in: .leastNonzeroMagnitude..<1, using: &random))).squareRoot()
+            milliseconds = max(mean + deviation * radius * cos(2 * .pi * Double.random(in: 0..<1, using: &random)), 0)
+        case .queueing(let floor, let meanWait):
+            milliseconds = floor - meanWait * log(Double.random(in: .leastNonzeroMagnitude..<1, using: &random))
+        }
+        return Int64((milliseconds * 1e6).rounded())
+    }
+}
+
+extension OneWayDelay: CustomStringConvertible {
+    var description: String {
+        switch self {
+        case .fixed(let delay): "\(delay.compact) ms"
+        case .normal(let mean, let deviation): "N(\(mean.compact), \(deviation.compact)) ms"
+        case .queueing(let floor, let meanWait): "\(floor.compact) + Exp(\(meanWait.compact)) ms"
+        }
+    }
+}
+
+/// A network path: what each direction does to the data crossing it.
+struct LinkModel: Sendable, Hashable {
+    var name: String
+    /// Client to server.
+    var up: OneWayDelay
+    /// Server to client.
+    var down: OneWayDelay
+
+    /// Jitter around a 40 ms mean each way, as on a busy Wi-Fi link.
+    static let gaussian = LinkModel(
+        name: "gaussian",
+        up: .normal(meanMilliseconds: 40, deviationMilliseconds: 20),
+        down: .normal(meanMilliseconds: 40, deviationMilliseconds: 20))
+
+    /// A bloated downlink buffer, as on mobile networks: short queues up, long queues down.
+    static let bufferbloat = LinkModel(
+        name: "bufferbloat",
+        up: .queueing(floorMilliseconds: 20, meanWaitMilliseconds: 5),
+        down: .queueing(floorMilliseconds: 20, meanWaitMilliseconds: 40))
+}
+
+extension Double {
+    /// `40` for 40.0, `0.5` for 0.5: the shortest decimal form, for labels.
+    fileprivate var compact: String {
+        self == rounded() ? String(Int(self)) : String(self)
+    }
+}
