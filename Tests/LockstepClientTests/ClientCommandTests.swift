@@ -21,6 +21,7 @@ enum LockstepTool {
         process.executableURL = executable
         process.arguments = arguments
         let pipe = Pipe()
+        process.standardInput = FileHandle.nullDevice
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
@@ -30,8 +31,11 @@ enum LockstepTool {
     /// Runs to completion; the exit status and everything printed.
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let (process, pipe) = try launch(arguments)
-        let output = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
+        let output = try await onOwnThread {
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return output
+        }
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
@@ -58,7 +62,7 @@ struct ClientCommandTests {
         let (syncing, _) = try LockstepTool.launch(["client"] + nowhere + ["sync"])
         try await Task.sleep(for: .milliseconds(500))
         kill(syncing.processIdentifier, SIGKILL)
-        syncing.waitUntilExit()
+        try await onOwnThread { syncing.waitUntilExit() }
 
         result = try await LockstepTool.run(["client"] + nowhere + ["get", "notes", "a"])
         #expect(result.output.contains(#""title":"first""#), "\(result.output)")

@@ -17,10 +17,11 @@ enum ExternalTool {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let pipe = Pipe()
+        process.standardInput = FileHandle.nullDevice
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let reader = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
+        let reader = Task { try await onOwnThread { pipe.fileHandleForReading.readDataToEndOfFile() } }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now > deadline {
@@ -29,12 +30,13 @@ enum ExternalTool {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        let data = await reader.value
-        process.waitUntilExit()
+        let data = try await reader.value
+        try await onOwnThread { process.waitUntilExit() }
         return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 
     /// Whether a Python module can be imported.
+    /// Blocks its thread, briefly: it runs once, while the tests are being planned.
     static func hasPythonModule(_ name: String) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -68,13 +68,6 @@ import Testing
     }
 }
 
-/// Runs blocking work on a thread of its own, so that it holds up no task's thread.
-private func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}
-
 /// A blocking TCP client that sends each request in its own segment, a millisecond apart.
 private enum RawTCPClient {
     static func pipeline(port: UInt16, requests: [String], until marker: String) throws -> String {
