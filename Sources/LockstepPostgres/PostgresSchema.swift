@@ -113,6 +113,19 @@ enum PostgresSchema {
             "CREATE UNIQUE INDEX changes_by_change_id ON changes (app_id, owner, bucket, change_id)",
             "CREATE INDEX changes_by_key ON changes (app_id, owner, bucket, key, end_version)",
         ],
+        [
+            """
+            CREATE TABLE presence_claims (
+                node_id TEXT NOT NULL,
+                holder TEXT NOT NULL,
+                app_id TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                key TEXT NOT NULL,
+                PRIMARY KEY (node_id, holder, app_id, owner, bucket, key)
+            )
+            """,
+        ],
     ]
 
     /// "Lockstep" in ASCII: the advisory lock that serializes migrations across nodes.

@@ -13,6 +13,8 @@ public struct LockstepServices: Sendable {
     public let limits: Limits
     public let clock: ServerClockSource
     public let logger: Logger
+    /// Deletes presence buckets' objects when their connection or user goes away.
+    public let presence: PresenceService
     /// The timed store, when the server was given a store configuration.
     public var releases: ReleaseService?
 
@@ -24,13 +26,19 @@ public struct LockstepServices: Sendable {
         self.hub = ChangeHub()
         self.connections = ConnectionRegistry()
         self.accounts = AccountService(store: store, limits: limits, now: { clock.now() })
-        self.buckets = BucketService(store: store, hub: hub, limits: limits)
+        let buckets = BucketService(store: store, hub: hub, limits: limits)
+        self.buckets = buckets
+        self.presence = PresenceService(
+            environment: .init(
+                store: store, buckets: buckets,
+                options: { appID, bucket in try await BucketOptions.read(appID: appID, bucket: bucket, from: store) },
+                clock: clock, logger: logger),
+            connections: connections)
     }
 
     /// The options of a bucket, defaults when none were set.
     public func options(appID: String, bucket: String) async throws -> BucketOptions {
-        guard let json = try await store.bucketOptions(appID: appID, bucket: bucket) else { return BucketOptions() }
-        return try BucketOptions(json: json)
+        try await BucketOptions.read(appID: appID, bucket: bucket, from: store)
     }
 
     /// The scope a request reaches: the user's own bucket, or the app's shared one.

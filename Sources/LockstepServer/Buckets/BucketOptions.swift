@@ -39,3 +39,11 @@ public struct BucketOptions: Sendable, Equatable {
         }
     }
 }
+
+extension BucketOptions {
+    /// The options of a bucket as the store holds them, defaults when none were set.
+    static func read(appID: String, bucket: String, from store: any SyncStore) async throws -> BucketOptions {
+        guard let json = try await store.bucketOptions(appID: appID, bucket: bucket) else { return BucketOptions() }
+        return try BucketOptions(json: json)
+    }
+}

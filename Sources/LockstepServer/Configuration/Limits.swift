@@ -24,7 +24,9 @@ public struct Limits: Sendable, Equatable {
     /// A streaming connection that answers nothing for this long (no message, no heartbeat, no
     /// reply to the server's WebSocket pings, sent every half of this) is closed, and so is one
     /// whose peer has not taken a single outgoing message for this long.
-    public var heartbeatTimeoutSeconds = 40.0
+    /// Ten seconds, so that presence objects of a connection that vanished without a word go
+    /// within ten seconds; the pings this takes are 16-byte frames every five seconds.
+    public var heartbeatTimeoutSeconds = 10.0
     /// Bytes queued for one streaming connection before it counts as a slow reader and is closed.
     public var outgoingBufferBytes = 8 * 1024 * 1024
     /// Messages one streaming connection may send per second (a burst of twice as many is

@@ -50,9 +50,9 @@ public struct SocketConnectionEnd: Sendable, Equatable {
 /// ```swift
 /// services.connections.observe { event in
 ///     switch event {
-///     case .changeAccepted(let id, let change): created.remember(change, by: id)
+///     case .changeAccepted(let id, let change, _): created.remember(change, by: id)
 ///     case .closed(let end): removals.enqueue(created.take(end.connection.id))
-///     case .opened: break
+///     case .opened, .authenticated: break
 ///     }
 /// }
 /// ```
@@ -62,8 +62,11 @@ public struct SocketConnectionEnd: Sendable, Equatable {
 public final class ConnectionRegistry: Sendable {
     public enum Event: Sendable {
         case opened(SocketConnectionInfo)
-        /// A change that this connection sent was applied (and announced to the bucket).
-        case changeAccepted(SocketConnectionID, ChangeEvent)
+        /// A channel of the connection was opened with a user's token.
+        case authenticated(SocketConnectionID, userID: String)
+        /// A change that this connection sent, with a token of `userID` (`nil`: the admin's),
+        /// was applied (and announced to the bucket).
+        case changeAccepted(SocketConnectionID, ChangeEvent, userID: String?)
         case closed(SocketConnectionEnd)
     }
 
@@ -108,8 +111,12 @@ public final class ConnectionRegistry: Sendable {
         return info
     }
 
-    func accepted(_ change: ChangeEvent, on connection: SocketConnectionID) {
-        for observer in state.withLock({ $0.observers }) { observer(.changeAccepted(connection, change)) }
+    func authenticated(_ connection: SocketConnectionID, userID: String) {
+        for observer in state.withLock({ $0.observers }) { observer(.authenticated(connection, userID: userID)) }
+    }
+
+    func accepted(_ change: ChangeEvent, on connection: SocketConnectionID, userID: String?) {
+        for observer in state.withLock({ $0.observers }) { observer(.changeAccepted(connection, change, userID: userID)) }
     }
 
     func close(_ end: SocketConnectionEnd) {

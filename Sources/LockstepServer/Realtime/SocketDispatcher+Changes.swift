@@ -19,7 +19,7 @@ extension SocketDispatcher {
             let change = try ChangeMessage.parse(message, clientID: session.clientID)
             let scope = try await services.scope(for: session.identity, bucket: session.bucket, writing: true)
             let event = try await services.buckets.apply(change, to: scope)
-            services.connections.accepted(event, on: connection.info.id)
+            services.connections.accepted(event, on: connection.info.id, userID: session.identity.userID)
         } catch let rejection as ChangeRejection {
             refuse(session, code: rejection.code, rejection.message, message: message)
         } catch let error as AccountError {

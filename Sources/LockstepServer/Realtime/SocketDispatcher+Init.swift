@@ -62,6 +62,7 @@ extension SocketDispatcher {
             return failAuth(number, error)
         }
         channels[number] = session
+        if let userID = identity.userID { services.connections.authenticated(connection.info.id, userID: userID) }
         // Usernames never parse as JSON (AccountService refuses such names), so clients cannot
         // mistake this for an error.
         send(SocketReply.channel(number, "auth", session.identity.username ?? session.identity.userID ?? "admin"))

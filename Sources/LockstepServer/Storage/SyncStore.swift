@@ -50,6 +50,17 @@ public protocol SyncStore: Sendable {
 
     /// Changes to a bucket name across all its owners, in commit order (`GET /all`, admin only).
     func appFeed(appID: String, bucket: String, after cursor: Int64, limit: Int) async throws -> [AppFeedEntry]
+
+    // MARK: Presence
+
+    /// This server run's name in ``PresenceClaim``s: new each time the store is opened.
+    var nodeID: String { get }
+    /// Records a claim; recording it twice is harmless.
+    func insertPresenceClaim(_ claim: PresenceClaim) async throws
+    func deletePresenceClaims(_ claims: [PresenceClaim]) async throws
+    /// The claims of servers that are gone: earlier runs on this database (SQLite), or nodes
+    /// no longer connected to it (PostgreSQL).
+    func orphanedPresenceClaims() async throws -> [PresenceClaim]
 }
 
 /// One change in an app-wide feed, with the owner whose bucket it changed.

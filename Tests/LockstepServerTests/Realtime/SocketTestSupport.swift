@@ -34,8 +34,9 @@ final class ConnectionEvents: Sendable {
         server.services.connections.observe { event in
             switch event {
             case .opened(let info): opened.deliver(info)
-            case .changeAccepted(let id, let change): accepted.deliver((id, change))
+            case .changeAccepted(let id, let change, _): accepted.deliver((id, change))
             case .closed(let end): ends.deliver(end)
+            case .authenticated: break
             }
         }
     }

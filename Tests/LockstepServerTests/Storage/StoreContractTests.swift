@@ -220,4 +220,18 @@ struct StoreContractTests {
             #expect(try await store.appFeed(appID: app, bucket: "notes", after: 0, limit: 10).map(\.ownerKey) == ["alice", "alice", "bob", ""])
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func presenceClaimsOfGoneRunsAreOrphans(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let scope = BucketScope(appID: "app", owner: .shared, bucket: "player")
+            let mine = PresenceClaim(nodeID: store.nodeID, holder: .connection(SocketConnectionID(rawValue: 1)), scope: scope, key: "a")
+            let gone = PresenceClaim(nodeID: "gone-node", holder: .user("u1"), scope: scope, key: "b")
+            let goneToo = PresenceClaim(nodeID: "gone-node", holder: .connection(SocketConnectionID(rawValue: 7)), scope: scope, key: "c")
+            for claim in [mine, gone, goneToo, gone] { try await store.insertPresenceClaim(claim) }
+            #expect(Set(try await store.orphanedPresenceClaims()) == [gone, goneToo])
+            try await store.deletePresenceClaims([gone, mine])
+            #expect(try await store.orphanedPresenceClaims() == [goneToo])
+        }
+    }
 }

@@ -84,7 +84,8 @@ struct TwoNodeTests {
 
             let event = try #require(await first(of: events, within: .seconds(15)))
             #expect(event.change.key == "n1" && event.change.endVersion == 1)
-            #expect(two.relay.generation == 2)
+            // The catch-up announces what it found just before the relay counts itself listening.
+            #expect(await completes(within: .seconds(5)) { await two.relay.waitUntilListening(generation: 2) })
 
             // And it keeps relaying live notifications after the reconnect.
             _ = try await one.request(user, "POST", "notes/i/n2", body: ["title": "live"])

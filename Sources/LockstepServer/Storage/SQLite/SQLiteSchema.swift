@@ -87,6 +87,19 @@ enum SQLiteSchema {
                 CREATE INDEX changes_by_key ON changes (app_id, owner, bucket, key, end_version);
                 """)
         }
+        migrator.registerMigration("v2: presence claims") { db in
+            try db.execute(sql: """
+                CREATE TABLE presence_claims (
+                    node_id TEXT NOT NULL,
+                    holder TEXT NOT NULL,
+                    app_id TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    bucket TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    PRIMARY KEY (node_id, holder, app_id, owner, bucket, key)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -6,6 +6,8 @@ public import LockstepCore
 /// change is on disk before it is acknowledged.
 public final class SQLiteStore: SyncStore {
     let pool: DatabasePool
+    /// This run's name in presence claims: every claim of another run is orphaned.
+    public let nodeID = UUID().uuidString.lowercased()
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String) throws {

@@ -1,0 +1,132 @@
+import Foundation
+import LockstepCore
+import LockstepServer
+import Testing
+
+/// Presence over real sockets: objects inserted into a presence bucket go when their holder does.
+@Suite("Presence: objects that live as long as their connection or user")
+struct PresenceTests {
+    @Test func clientPresenceRemovesWhatAClosedConnectionInserted() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        try await setOptions(server, bucket: "player", ["shared": true, "presence": "client"])
+        let alice = try await server.createUser()
+        let bob = try await server.createUser()
+        let leaving = try await SocketTestClient.connect(to: server)
+        let staying = try await SocketTestClient.connect(to: server)
+        defer { Task { await staying.close() } }
+        try await leaving.initialize(bucket: "player", token: alice.token, clientID: "leaving")
+        try await staying.initialize(bucket: "player", token: bob.token, clientID: "staying")
+
+        try await leaving.send(changeMessage(id: "alice", ccid: "l-1", diff: addingDiff(["name": "alice"])))
+        try await staying.send(changeMessage(id: "bob", ccid: "s-1", diff: addingDiff(["name": "bob"])))
+        #expect(try await bob.request("POST", "player/i/board", body: ["size": 3]).status == 200)
+        try await waitUntil { try await objectKeys(server, "player", as: bob) == ["alice", "board", "bob"] }
+        // An update by someone else does not take the object from its holder.
+        #expect(try await bob.request("POST", "player/i/alice", body: ["seen": true]).status == 200)
+
+        await leaving.close()
+        let removal = try await nextRemoval(of: "alice", on: staying)
+        #expect(removal["clientid"] == "lockstep-presence")
+        #expect(try await objectKeys(server, "player", as: bob) == ["board", "bob"])
+    }
+
+    @Test func userPresenceWaitsForTheUsersLastConnection() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        try await setOptions(server, bucket: "online", ["presence": "user"])
+        let alice = try await server.createUser()
+        let phone = try await SocketTestClient.connect(to: server)
+        let laptop = try await SocketTestClient.connect(to: server)
+        try await phone.initialize(bucket: "online", token: alice.token, clientID: "phone")
+        try await laptop.initialize(bucket: "online", token: alice.token, clientID: "laptop")
+        try await phone.send(changeMessage(id: "status", ccid: "p-1", diff: addingDiff(["state": "here"])))
+        _ = try await laptop.json(after: "0:c:")
+
+        await phone.close()
+        // The laptop still holds alice's presence: give the server time to (wrongly) remove it.
+        try await laptop.send("h:1")
+        #expect(await laptop.next(startingWith: "h:") == "h:2")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await objectKeys(server, "online", as: alice) == ["status"])
+
+        await laptop.close()
+        try await waitUntil { try await objectKeys(server, "online", as: alice) == [] }
+    }
+
+    @Test func aSilentlyDroppedConnectionLosesItsObjectsWithinTheHeartbeatTimeout() async throws {
+        var limits = TestServer.testLimits
+        limits.heartbeatTimeoutSeconds = 2
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        try await setOptions(server, bucket: "player", ["shared": true, "presence": "client"])
+        let alice = try await server.createUser()
+        // A peer that stops reading after its first messages: it answers no pings, like a phone
+        // that lost its network without closing anything.
+        let vanishing = try await SocketTestClient.connect(to: server, reading: false)
+        defer { Task { await vanishing.close() } }
+        try await vanishing.send(#"0:init:{"name":"player","token":"\#(alice.token)","clientid":"vanishing"}"#)
+        try await vanishing.send(changeMessage(id: "alice", ccid: "v-1", diff: addingDiff(["name": "alice"])))
+        try await waitUntil { try await objectKeys(server, "player", as: alice) == ["alice"] }
+
+        let started = ContinuousClock.now
+        try await waitUntil(within: .seconds(10)) { try await objectKeys(server, "player", as: alice) == [] }
+        #expect(ContinuousClock.now - started < .seconds(2 * limits.heartbeatTimeoutSeconds))
+    }
+
+    @Test func objectsOfConnectionsThatDiedWithTheServerGoWhenItStartsAgain() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-presence-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("lockstep.sqlite").path
+
+        let first = try await TestServer.start(store: try SQLiteStore(path: path))
+        try await setOptions(first, bucket: "player", ["shared": true, "presence": "client"])
+        let alice = try await first.createUser()
+        let socket = try await SocketTestClient.connect(to: first)
+        try await socket.initialize(bucket: "player", token: alice.token, clientID: "doomed")
+        try await socket.send(changeMessage(id: "alice", ccid: "d-1", diff: addingDiff(["name": "alice"])))
+        _ = try await socket.json(after: "0:c:")
+        // Another opening of the file is another run: it sees the first run's claim as an orphan.
+        let observer = try SQLiteStore(path: path)
+        try await waitUntil { try await observer.orphanedPresenceClaims().map(\.key) == ["alice"] }
+
+        // Killed, not shut down: the presence service stops with everything else.
+        await first.stop()
+        await socket.close()
+        let scope = BucketScope(appID: first.appID, owner: .shared, bucket: "player")
+        #expect(try await observer.object(scope, key: "alice")?.isDeleted == false, "the object must outlive the crash for the test to mean anything")
+
+        let second = try await TestServer.start(store: observer)
+        defer { Task { await second.stop() } }
+        await second.services.presence.waitUntilReady()
+        #expect(try await observer.object(scope, key: "alice")?.isDeleted == true)
+        #expect(try await observer.orphanedPresenceClaims().isEmpty)
+    }
+}
+
+private func setOptions(_ server: TestServer, bucket: String, _ options: JSONObject) async throws {
+    let response = try await server.request(
+        "POST", "/1/\(server.appID)/__options__/i/\(bucket)", headers: ["X-Simperium-Token": server.app.adminToken],
+        body: .object(options))
+    #expect(response.status == 200)
+}
+
+/// The keys of the live objects of a bucket, as the user's index shows them, sorted.
+private func objectKeys(_ server: TestServer, _ bucket: String, as user: UserSession) async throws -> [String] {
+    let index = try await user.request("GET", "\(bucket)/index?limit=1000")
+    return (index.json?["index"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }.sorted()
+}
+
+/// Waits for the broadcast of `key`'s removal on channel 0 of `client`.
+private func nextRemoval(of key: String, on client: SocketTestClient) async throws -> JSONObject {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline {
+        guard let message = await client.next(startingWith: "0:c:") else { break }
+        let changes = try JSONValue(parsing: String(message.dropFirst(4)))
+        if let removal = changes.arrayValue?.compactMap(\.objectValue).first(where: { $0["id"]?.stringValue == key && $0["o"] == "-" }) {
+            return removal
+        }
+    }
+    throw SocketTestError.noMessage("the removal of \(key)")
+}
