@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LockstepPostgres", targets: ["LockstepPostgres"]),
         .library(name: "LockstepClient", targets: ["LockstepClient"]),
         .executable(name: "lockstep", targets: ["lockstep"]),
+        .executable(name: "tictactoe", targets: ["tictactoe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -79,6 +80,16 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "tictactoe",
+            dependencies: [
+                "LockstepClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/TicTacToe",
+            exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

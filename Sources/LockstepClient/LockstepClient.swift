@@ -84,6 +84,15 @@ public final class LockstepClient: Sendable {
         TypedBucket(raw: try bucket(name))
     }
 
+    /// The options of bucket `name` (shared, read-only, presence), asked of the server now.
+    ///
+    /// Objects inserted into a presence bucket while the client is streaming are held by its
+    /// connection (or its user): the server deletes them when that goes away, and the client
+    /// hears the deletions as remote changes. Insert them again after reconnecting, under new keys.
+    public func options(of name: String) async throws -> BucketOptions {
+        BucketOptions(json: try await sync.context.api.options(bucket: name))
+    }
+
     /// The names of the buckets this store syncs.
     public var bucketNames: [String] {
         get throws { try replica.bucketNames() }

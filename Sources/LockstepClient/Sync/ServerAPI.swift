@@ -52,6 +52,14 @@ struct ServerAPI: Sendable {
         return (version, data)
     }
 
+    /// The bucket's options as its app's admin set them (`{}` when none were).
+    func options(bucket: String) async throws -> JSONObject {
+        guard case .object(let options) = try await json("GET", "__options__", "i/\(escape(bucket))", timeout: .seconds(30)) else {
+            throw HTTPFailure(status: 200, body: "the options of bucket \(bucket) are not a JSON object")
+        }
+        return options
+    }
+
     private func json(_ method: String, _ bucket: String, _ path: String, body: JSONValue? = nil, timeout: TimeAmount) async throws -> JSONValue {
         let (status, _, bytes) = try await send(method, bucket, path, body: body, timeout: timeout)
         guard status == 200 else { throw HTTPFailure(status: status, body: String(decoding: bytes, as: UTF8.self)) }

@@ -1,0 +1,182 @@
+import Foundation
+import LockstepCore
+import Synchronization
+import Testing
+
+/// The tic-tac-toe example, as separate processes against a real server: presence in action.
+@Suite("Example: tic-tac-toe")
+struct TicTacToeTests {
+    @Test("four players pair into two matches and finish their games")
+    func fourPlayersFinish() async throws {
+        let server = try await Self.startServer()
+        let names = ["ann", "bob", "cat", "dan"]
+        let players = try await names.asyncMap { name in
+            try ExamplePlayer.launch(server: server, token: try await server.createUser(), name: name, extra: ["--games", "1", "--move-delay", "20"])
+        }
+        defer { for player in players { player.kill() } }
+
+        var results: [String: [String]] = [:]  // match key → results reported for it
+        for player in players {
+            let result = await player.next(startingWith: "result ", within: .seconds(60))
+            let line = try #require(result, "\(player.transcript)")
+            let words = line.split(separator: " ").map(String.init)
+            results[words[2], default: []].append(words[1])
+        }
+        #expect(results.count == 2, "\(results)")
+        for outcomes in results.values {
+            #expect(outcomes.sorted() == ["lose", "win"] || outcomes == ["draw", "draw"], "\(results)")
+        }
+        for player in players {
+            let status = await player.exitStatus(within: .seconds(30))
+            #expect(status == 0, "\(player.transcript)")
+        }
+        // Every player has gone, and presence took their objects along.
+        try await eventually("the player bucket is empty") { try await server.objects("player", token: server.app.adminToken).isEmpty }
+        await server.stop()
+    }
+
+    @Test("a killed player's objects vanish within 10 s and its opponent finds a new match")
+    func killedPlayerIsReplaced() async throws {
+        let server = try await Self.startServer()
+        let players = try await ["ann", "bob", "cat"].asyncMap { name in
+            try ExamplePlayer.launch(server: server, token: try await server.createUser(), name: name, extra: ["--move-delay", "1500"])
+        }
+        defer { for player in players { player.kill() } }
+
+        // Two of the three start a game (moves come slowly); the third waits.
+        var playing: (player: ExamplePlayer, match: String, opponent: String)?
+        let deadline = ContinuousClock.now + .seconds(60)
+        while playing == nil && ContinuousClock.now < deadline {
+            for player in players {
+                if let line = await player.next(startingWith: "playing ", within: .milliseconds(100)) {
+                    let words = line.split(separator: " ").map(String.init)
+                    playing = (player, words[1], words[3])
+                    break
+                }
+            }
+        }
+        let transcripts = players.map(\.transcript).joined(separator: "\n")
+        let (victim, match, opponentKey) = try #require(playing, "\(transcripts)")
+        let opponent = try #require(players.first { opponentKey.hasPrefix($0.name + "-") })
+        let third = try #require(players.first { $0 !== victim && $0 !== opponent })
+
+        // The opponent's own line about this game, so that the next one is about a new game.
+        let sameGame = await opponent.next(startingWith: "playing ", within: .seconds(10))
+        #expect(sameGame?.hasPrefix("playing \(match) ") == true, "\(opponent.transcript)")
+
+        victim.kill()
+        let killedAt = ContinuousClock.now
+        try await eventually("the victim's player and match are gone", timeout: .seconds(10)) {
+            let left = try await server.objects("player", token: server.app.adminToken).values.compactMap { $0["name"]?.stringValue }
+            let matches = try await server.objects("match", token: server.app.adminToken)
+            return !left.contains(victim.name) && matches[match] == nil
+        }
+        #expect(ContinuousClock.now - killedAt < .seconds(10))
+        let rematch = await opponent.next(startingWith: "playing ", within: .seconds(30))
+        let thirdKey = await third.key(within: .seconds(5))
+        #expect(rematch != nil && rematch == "playing \(rematch?.split(separator: " ")[1] ?? "") with \(thirdKey ?? "?")", "\(opponent.transcript)")
+        await server.stop()
+    }
+
+    /// A server whose `player` and `match` buckets are shared with client presence.
+    private static func startServer() async throws -> TestServer {
+        let server = try await TestServer.start()
+        for bucket in ["player", "match"] {
+            let (status, _) = try await server.request(
+                "POST", "__options__/i/\(bucket)", token: server.app.adminToken, body: ["shared": true, "presence": "client"])
+            #expect(status == 200)
+        }
+        return server
+    }
+}
+
+/// One `tictactoe --headless` process, its output read line by line as it comes.
+final class ExamplePlayer: Sendable {
+    let name: String
+    private let process: Process
+    private let lines = Mutex<(seen: [String], read: Int)>(([], 0))
+
+    private init(name: String, process: Process) {
+        self.name = name
+        self.process = process
+    }
+
+    static func launch(server: TestServer, token: String, name: String, extra: [String]) throws -> ExamplePlayer {
+        let process = Process()
+        process.executableURL = LockstepTool.executable.deletingLastPathComponent().appendingPathComponent("tictactoe")
+        process.arguments = ["--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token, "--name", name, "--headless"] + extra
+        let pipe = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let player = ExamplePlayer(name: name, process: process)
+        try process.run()
+        Thread.detachNewThread { [player] in
+            var pending = Data()
+            while case let chunk = pipe.fileHandleForReading.availableData, !chunk.isEmpty {
+                pending.append(chunk)
+                while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...end)
+                    player.lines.withLock { $0.seen.append(line) }
+                }
+            }
+        }
+        return player
+    }
+
+    /// The next line not read yet that starts with `prefix`, skipping others; `nil` after `limit`.
+    func next(startingWith prefix: String, within limit: Duration) async -> String? {
+        let deadline = ContinuousClock.now + limit
+        repeat {
+            let found: String? = lines.withLock { lines in
+                while lines.read < lines.seen.count {
+                    let line = lines.seen[lines.read]
+                    lines.read += 1
+                    if line.hasPrefix(prefix) { return line }
+                }
+                return nil
+            }
+            if let found { return found }
+            try? await Task.sleep(for: .milliseconds(20))
+        } while ContinuousClock.now < deadline
+        return nil
+    }
+
+    /// The player's current key in the `player` bucket, from its latest `player` line.
+    func key(within limit: Duration) async -> String? {
+        let deadline = ContinuousClock.now + limit
+        repeat {
+            if let line = lines.withLock({ $0.seen.last { $0.hasPrefix("player ") || $0.hasPrefix("rejoined as ") } }) {
+                return line.split(separator: " ").last.map(String.init)
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        } while ContinuousClock.now < deadline
+        return nil
+    }
+
+    var transcript: String {
+        "\(name):\n" + lines.withLock { $0.seen.joined(separator: "\n") }
+    }
+
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    func exitStatus(within limit: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return process.terminationStatus
+    }
+}
+
+extension Array {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async throws -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
