@@ -17,6 +17,8 @@ final class SocketConnection: Sendable {
     let encoding: ChangeEncodingCache
     let logger: Logger
     private let closer: Closer
+    /// Pushes key releases once the client asked with `release:`.
+    private let releaseFeed = Mutex<Task<Void, Never>?>(nil)
 
     init(info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel, logger: Logger) {
         var logger = logger
@@ -58,6 +60,7 @@ final class SocketConnection: Sendable {
                 failure = error
             }
             dispatcher.closeChannels()
+            releaseFeed.withLock { $0?.cancel() }
             outbox.close()
             group.cancelAll()
         }
@@ -65,6 +68,19 @@ final class SocketConnection: Sendable {
         logger.debug("streaming connection closed", metadata: ["lockstep.reason": "\(end.reason)"])
         services.connections.close(end)
         if let failure { throw failure }
+    }
+
+    /// Sends every key release from now on as `release:{…}`; asking again changes nothing.
+    func followReleases(of hub: KeyReleaseHub) {
+        releaseFeed.withLock { feed in
+            guard feed == nil else { return }
+            let releases = hub.releases()
+            feed = Task { [outbox] in
+                for await key in releases {
+                    _ = outbox.enqueue(.text(ByteBuffer(string: "release:\(key.json)")))
+                }
+            }
+        }
     }
 
     /// Ends the connection from the server's side because it cannot go on.

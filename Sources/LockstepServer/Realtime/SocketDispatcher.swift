@@ -50,6 +50,11 @@ struct SocketDispatcher {
             connection.outbox.enqueue(.clockReply(clientSent: clientSent, serverReceived: receivedAt))
         case .clock(nil):
             send(SocketReply.error(channel: nil, code: 400, message: "a clock exchange is t:<your send time in integer nanoseconds since the Unix epoch>"))
+        case .releases:
+            guard let hub = services.releases?.hub else {
+                return send(SocketReply.error(channel: nil, code: 404, message: "this server has no timed store: start it with --store-config"))
+            }
+            connection.followReleases(of: hub)
         case .log:
             break
         case .channel(let number, "init", let payload):
@@ -63,7 +68,7 @@ struct SocketDispatcher {
         case .unknown(let text):
             send(SocketReply.error(
                 channel: nil, code: 400,
-                message: "unknown message \"\(text.prefix(40))\": send <channel>:<command>:<data>, h:<count> or t:<time>"))
+                message: "unknown message \"\(text.prefix(40))\": send <channel>:<command>:<data>, h:<count>, t:<time> or release:"))
         }
     }
 

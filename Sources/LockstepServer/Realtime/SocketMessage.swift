@@ -2,7 +2,7 @@
 ///
 /// ```
 /// channel message    := <int channel> ":" <command> [":" <payload>]
-/// connection message := "h:" <int> | "t:" <int> | "log:" <payload>
+/// connection message := "h:" <int> | "t:" <int> | "release:" | "log:" <payload>
 /// ```
 ///
 /// Only the first two colons separate: the payload keeps its own (JSON, `key.version`,
@@ -13,6 +13,9 @@ enum SocketMessage: Equatable {
     /// `t:<t1>`, a clock exchange: the client's send time in nanoseconds since the Unix epoch;
     /// `nil` when it is not an integer.
     case clock(Int64?)
+    /// `release:`, Lockstep's subscription to key releases: from then on the server pushes
+    /// `release:{"store","epoch","index","key","time"}` at each release of the timed store.
+    case releases
     /// `log:…`, remote logging, which the server does not ask for and ignores.
     case log
     /// `<channel>:<command>[:<payload>]`.
@@ -35,6 +38,8 @@ enum SocketMessage: Equatable {
             self = .heartbeat(Int(rest))
         case "t":
             self = .clock(Int64(rest))
+        case "release":
+            self = .releases
         case "log":
             self = .log
         default:
