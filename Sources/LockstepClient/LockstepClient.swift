@@ -22,9 +22,10 @@ public final class LockstepClient: Sendable {
     public struct Configuration: Sendable {
         /// The streaming endpoint; by default `ws(s)://<server>/sock/1/<app>/websocket`.
         public var socketURL: URL?
-        /// Where edit times come from, on the server's clock. Plug the client's server clock in
-        /// here; with the default, changes carry no time and the server orders them by arrival.
-        public var editTimes: any EditTimeSource
+        /// Where edit times come from, on the server's clock. By default (`nil`) the client's own
+        /// ``LockstepClient/clock``, kept calibrated while it syncs; ``NoEditTimes`` sends none,
+        /// and the server orders such changes by arrival.
+        public var editTimes: (any EditTimeSource)?
         /// How often a heartbeat goes over the socket; 2.5 intervals of silence drop it.
         public var heartbeatInterval: Duration
         /// Delays between reconnection attempts.
@@ -36,7 +37,7 @@ public final class LockstepClient: Sendable {
         public var logger: Logger
 
         public init(
-            socketURL: URL? = nil, editTimes: any EditTimeSource = NoEditTimes(), heartbeatInterval: Duration = .seconds(10),
+            socketURL: URL? = nil, editTimes: (any EditTimeSource)? = nil, heartbeatInterval: Duration = .seconds(10),
             backoff: Backoff = Backoff(), pollingWindow: Duration = .seconds(5), indexPageSize: Int = 1000,
             logger: Logger = Logger(label: "LockstepClient")
         ) {
@@ -56,20 +57,29 @@ public final class LockstepClient: Sendable {
     public let outbox: Outbox
     /// The background sync with the server.
     public let sync: SyncSession
+    /// The server's time, calibrated over HTTP while the client syncs (from the start of
+    /// ``SyncSession/start()``, and again after every reconnect); it stamps every edit unless
+    /// ``Configuration/editTimes`` names another source. Its calibration is kept in the store
+    /// directory across launches, and dropped after a reboot.
+    public let clock: ServerClock
 
     let replica: Replica
 
     /// Opens (or creates) the local store in `storeDirectory` for `app` on `server`, whose
     /// users authenticate with `token`. Nothing touches the network until ``sync`` starts.
     public init(storeDirectory: URL, server: URL, app: String, token: String, configuration: Configuration = Configuration()) throws {
-        replica = try Replica(directory: storeDirectory, editTimes: configuration.editTimes)
+        clock = ServerClock(
+            transport: HTTPClockExchangeTransport(serverURL: server),
+            store: FileClockCalibrationStore(fileURL: storeDirectory.appendingPathComponent("clock.json")),
+            logger: configuration.logger)
+        replica = try Replica(directory: storeDirectory, editTimes: configuration.editTimes ?? clock)
         outbox = Outbox(replica: replica)
         let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
         let socketURL = configuration.socketURL?.absoluteString
             ?? base.replacingOccurrences(of: "http", with: "ws", options: .anchored) + "/sock/1/\(app)/websocket"
         sync = SyncSession(context: SyncContext(
             replica: replica, api: ServerAPI(baseURL: base, app: app, token: token, clientID: replica.clientID),
-            socketURL: socketURL, app: app, token: token, configuration: configuration, progress: Wakeup(),
+            socketURL: socketURL, app: app, token: token, configuration: configuration, clock: clock, progress: Wakeup(),
             shared: Locked(SyncContext.SharedState()), bucketsChanged: Wakeup()))
     }
 

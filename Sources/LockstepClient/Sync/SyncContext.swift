@@ -10,6 +10,7 @@ struct SyncContext: Sendable {
     let app: String
     let token: String
     let configuration: LockstepClient.Configuration
+    let clock: ServerClock
     let progress: Wakeup
     let shared: Locked<SharedState>
     /// Signalled when the app opens a bucket the running session does not sync yet.

@@ -30,7 +30,14 @@ public final class SyncSession: Sendable {
         let context = context
         running.withLock { running in
             guard running == nil else { return }
-            running = Task { await SyncLoop(context: context).run() }
+            running = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { try? await context.clock.run() }
+                    group.addTask { await SyncLoop(context: context).run() }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
         }
     }
 
@@ -89,6 +96,8 @@ struct SyncLoop {
                 try await SocketSession(context: context, buckets: buckets) {
                     connected.withLock { $0 = true }
                     context.setState(.streaming)
+                    // A reconnect may follow a sleep or a network change: measure the clock again.
+                    Task { try? await context.clock.resync() }
                 }.run()
             } catch let error as LockstepClientError {
                 if case .unauthorized(let message) = error { return context.setState(.unauthorized(message)) }
