@@ -135,6 +135,7 @@ let package = Package(
             dependencies: [
                 "LockstepClient",
                 "lockstep",
+                "tictactoe",
                 "LockstepCore",
                 "LockstepServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
