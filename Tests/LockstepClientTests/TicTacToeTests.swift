@@ -1,6 +1,5 @@
 import Foundation
 import LockstepCore
-import Synchronization
 import Testing
 
 /// The tic-tac-toe example, as separate processes against a real server: presence in action.
@@ -11,7 +10,7 @@ struct TicTacToeTests {
         let server = try await Self.startServer()
         let names = ["ann", "bob", "cat", "dan"]
         let players = try await names.asyncMap { name in
-            try ExamplePlayer.launch(server: server, token: try await server.createUser(), name: name, extra: ["--games", "1", "--move-delay", "20"])
+            try ToolProcess.player(server: server, token: try await server.createUser(), name: name, extra: ["--games", "1", "--move-delay", "20"])
         }
         defer { for player in players { player.kill() } }
 
@@ -39,12 +38,12 @@ struct TicTacToeTests {
     func killedPlayerIsReplaced() async throws {
         let server = try await Self.startServer()
         let players = try await ["ann", "bob", "cat"].asyncMap { name in
-            try ExamplePlayer.launch(server: server, token: try await server.createUser(), name: name, extra: ["--move-delay", "1500"])
+            try ToolProcess.player(server: server, token: try await server.createUser(), name: name, extra: ["--move-delay", "1500"])
         }
         defer { for player in players { player.kill() } }
 
         // Two of the three start a game (moves come slowly); the third waits.
-        var playing: (player: ExamplePlayer, match: String, opponent: String)?
+        var playing: (player: ToolProcess, match: String, opponent: String)?
         let deadline = ContinuousClock.now + .seconds(60)
         while playing == nil && ContinuousClock.now < deadline {
             for player in players {
@@ -90,93 +89,19 @@ struct TicTacToeTests {
     }
 }
 
-/// One `tictactoe --headless` process, its output read line by line as it comes.
-final class ExamplePlayer: Sendable {
-    let name: String
-    private let process: Process
-    private let lines = Mutex<(seen: [String], read: Int)>(([], 0))
-
-    private init(name: String, process: Process) {
-        self.name = name
-        self.process = process
-    }
-
-    static func launch(server: TestServer, token: String, name: String, extra: [String]) throws -> ExamplePlayer {
-        let process = Process()
-        process.executableURL = LockstepTool.executable.deletingLastPathComponent().appendingPathComponent("tictactoe")
-        process.arguments = ["--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token, "--name", name, "--headless"] + extra
-        let pipe = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let player = ExamplePlayer(name: name, process: process)
-        try process.run()
-        Thread.detachNewThread { [player] in
-            var pending = Data()
-            while case let chunk = pipe.fileHandleForReading.availableData, !chunk.isEmpty {
-                pending.append(chunk)
-                while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...end)
-                    player.lines.withLock { $0.seen.append(line) }
-                }
-            }
-        }
-        return player
-    }
-
-    /// The next line not read yet that starts with `prefix`, skipping others; `nil` after `limit`.
-    func next(startingWith prefix: String, within limit: Duration) async -> String? {
-        let deadline = ContinuousClock.now + limit
-        repeat {
-            let found: String? = lines.withLock { lines in
-                while lines.read < lines.seen.count {
-                    let line = lines.seen[lines.read]
-                    lines.read += 1
-                    if line.hasPrefix(prefix) { return line }
-                }
-                return nil
-            }
-            if let found { return found }
-            try? await Task.sleep(for: .milliseconds(20))
-        } while ContinuousClock.now < deadline
-        return nil
-    }
-
-    /// The player's current key in the `player` bucket, from its latest `player` line.
-    func key(within limit: Duration) async -> String? {
-        let deadline = ContinuousClock.now + limit
-        repeat {
-            if let line = lines.withLock({ $0.seen.last { $0.hasPrefix("player ") || $0.hasPrefix("rejoined as ") } }) {
-                return line.split(separator: " ").last.map(String.init)
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-        } while ContinuousClock.now < deadline
-        return nil
-    }
-
-    var transcript: String {
-        "\(name):\n" + lines.withLock { $0.seen.joined(separator: "\n") }
-    }
-
-    func kill() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-    }
-
-    func exitStatus(within limit: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + limit
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else { return nil }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return process.terminationStatus
-    }
-}
-
 extension Array {
     func asyncMap<T>(_ transform: (Element) async throws -> T) async throws -> [T] {
         var results: [T] = []
         for element in self { results.append(try await transform(element)) }
         return results
+    }
+}
+
+extension ToolProcess {
+    /// `tictactoe --headless` as `name`.
+    static func player(server: TestServer, token: String, name: String, extra: [String]) throws -> ToolProcess {
+        try launch(
+            "tictactoe", name: name,
+            arguments: ["--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token, "--name", name, "--headless"] + extra)
     }
 }

@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+
+/// One of the package's programs (`lockstep`, `tictactoe`) running beside the tests, its output
+/// (stdout and stderr) read line by line as it comes.
+final class ToolProcess: Sendable {
+    let name: String
+    private let process: Process
+    private let lines = Mutex<(seen: [String], read: Int)>(([], 0))
+
+    private init(name: String, process: Process) {
+        self.name = name
+        self.process = process
+    }
+
+    /// Starts the built program `executable` (beside `lockstep` in `.build`); `name` is for messages.
+    static func launch(_ executable: String, name: String, arguments: [String]) throws -> ToolProcess {
+        let process = Process()
+        process.executableURL = LockstepTool.executable.deletingLastPathComponent().appendingPathComponent(executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let player = ToolProcess(name: name, process: process)
+        try process.run()
+        Thread.detachNewThread { [player] in
+            var pending = Data()
+            while case let chunk = pipe.fileHandleForReading.availableData, !chunk.isEmpty {
+                pending.append(chunk)
+                while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...end)
+                    player.lines.withLock { $0.seen.append(line) }
+                }
+            }
+        }
+        return player
+    }
+
+    /// The next line not read yet that starts with `prefix`, skipping others; `nil` after `limit`.
+    func next(startingWith prefix: String, within limit: Duration) async -> String? {
+        let deadline = ContinuousClock.now + limit
+        repeat {
+            let found: String? = lines.withLock { lines in
+                while lines.read < lines.seen.count {
+                    let line = lines.seen[lines.read]
+                    lines.read += 1
+                    if line.hasPrefix(prefix) { return line }
+                }
+                return nil
+            }
+            if let found { return found }
+            try? await Task.sleep(for: .milliseconds(20))
+        } while ContinuousClock.now < deadline
+        return nil
+    }
+
+    /// A tic-tac-toe player's current key in the `player` bucket, from its latest `player` line.
+    func key(within limit: Duration) async -> String? {
+        let deadline = ContinuousClock.now + limit
+        repeat {
+            if let line = lines.withLock({ $0.seen.last { $0.hasPrefix("player ") || $0.hasPrefix("rejoined as ") } }) {
+                return line.split(separator: " ").last.map(String.init)
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        } while ContinuousClock.now < deadline
+        return nil
+    }
+
+    var transcript: String {
+        "\(name):\n" + lines.withLock { $0.seen.joined(separator: "\n") }
+    }
+
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    func exitStatus(within limit: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return process.terminationStatus
+    }
+}
