@@ -14,6 +14,9 @@ enum BenchProcesses {
     }
 
     /// `lockstep serve` from this very binary, with a generated store of `slots` slots.
+    ///
+    /// The per-caller HTTP rate limit is off: every request of the benchmark comes from
+    /// 127.0.0.1, so with it on the figures would measure the limiter's 429s, not the server.
     static func startLockstep(directory: String, slots: Int) throws -> Running {
         let items: [JSONItem] = (0..<200).map { index in
             JSONItem(id: "item-\(index)", weight: 1 + index % 7, name: "Item number \(index)", price: 10 * (index % 50 + 1))
@@ -29,6 +32,7 @@ enum BenchProcesses {
         process.arguments = [
             "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", directory + "/data",
             "--store-config", directory + "/store.json", "--log-level", "error",
+            "--http-requests-per-second", "0",
         ]
         var environment = ProcessInfo.processInfo.environment
         environment["LOCKSTEP_STORE_SEED"] = UUID().uuidString + UUID().uuidString
