@@ -43,7 +43,7 @@ import Testing
     @Test func aBurstStopsEarlyOnceTheBoundIsTight() async throws {
         await propertyCheck(count: 50, input: Gen.uint64()) { seed in
             let world = SimulatedWorld(seed: seed, delays: .lan)
-            let clock = ServerClock(transport: world, timeSource: world)
+            let clock = ServerClock(transport: world, timeSource: world, configuration: .init(targetErrorBound: .milliseconds(2)))
             try await clock.resync()
             #expect(world.exchangeCount == 1)
             let time = try #require(clock.now())

@@ -9,7 +9,10 @@ extension ServerClock {
         /// hour of rounds measures the rate to about 1 ppm (median) under every delay model.
         public var exchangesPerRound: Int
         /// A round stops early once the error bound is this small: more exchanges would not
-        /// make it noticeably better (on a LAN, one exchange is enough).
+        /// make it noticeably better. 50 µs, because one exchange's bar on loopback is already
+        /// under a millisecond while its error is not: the first exchange on a new connection
+        /// carries the TCP handshake (measured: stopping at 2 ms gave a 363 µs median error on
+        /// loopback, all eight exchanges 7 µs; BENCHMARKS.md).
         public var targetErrorBound: Duration
         /// Time between periodic re-syncs.
         public var resyncInterval: Duration
@@ -20,7 +23,7 @@ extension ServerClock {
 
         public init(
             exchangesPerRound: Int = 8,
-            targetErrorBound: Duration = .milliseconds(2),
+            targetErrorBound: Duration = .microseconds(50),
             resyncInterval: Duration = .seconds(5 * 60),
             retryInterval: Duration = .seconds(15),
             estimator: ClockEstimatorConfiguration = .init()
