@@ -123,22 +123,28 @@ public final class PostgresChangeRelay: Service {
             configuration: try store.configuration.connectionConfiguration(application: "lockstep relay \(store.nodeID)"),
             id: generation + 1, logger: logger)
         do {
-            try await connection.listen(on: store.configuration.notificationChannel) { notifications in
-                // Listening now: every later commit will be notified. Read what came before.
-                try await catchUpOnEveryApp(&cursors, announcing: following)
-                following = true
-                startedListening()
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { await self.heartbeat(connection) }
-                    for try await notification in notifications {
-                        guard let note = ChangeNotification(payload: notification.payload) else {
-                            logger.warning("change relay: ignored a notification that no Lockstep node sent")
-                            continue
+            // Cancelled (the server stops): close the connection, which ends the notification
+            // stream and any query in flight, so the relay never outlives its task.
+            try await withTaskCancellationHandler {
+                try await connection.listen(on: store.configuration.notificationChannel) { notifications in
+                    // Listening now: every later commit will be notified. Read what came before.
+                    try await catchUpOnEveryApp(&cursors, announcing: following)
+                    following = true
+                    startedListening()
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { await self.heartbeat(connection) }
+                        for try await notification in notifications {
+                            guard let note = ChangeNotification(payload: notification.payload) else {
+                                logger.warning("change relay: ignored a notification that no Lockstep node sent")
+                                continue
+                            }
+                            try await handle(note, &cursors)
                         }
-                        try await handle(note, &cursors)
+                        group.cancelAll()
                     }
-                    group.cancelAll()
                 }
+            } onCancel: {
+                connection.close().whenComplete { _ in }
             }
         } catch {
             try? await connection.close()
