@@ -45,13 +45,3 @@ final class ConnectionEvents: Sendable {
         await ends.next(timeout: timeout) { _ in true }
     }
 }
-
-/// Waits until `condition` holds, checking every 10 ms, for at most `timeout`: for states that
-/// announce no event (a long poll that started waiting).
-func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw SocketTestError.noMessage("a condition within \(timeout)") }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-}

@@ -117,17 +117,6 @@ struct TwoNodeTests {
     }
 }
 
-/// Waits until `condition` holds, checking every few milliseconds, for at most `limit`.
-func waitUntil(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + limit
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the condition did not hold within \(limit)")
-            throw WaitError.timedOut
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
 
 /// The next element of `stream`, or `nil` if none comes within `limit`.
 func first<Element: Sendable>(of stream: AsyncStream<Element>, within limit: Duration) async -> Element? {
@@ -146,9 +135,6 @@ func first<Element: Sendable>(of stream: AsyncStream<Element>, within limit: Dur
     }
 }
 
-enum WaitError: Error {
-    case timedOut
-}
 
 /// Whether `operation` finished within `limit` (it is cancelled if not).
 func completes(within limit: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
