@@ -71,7 +71,7 @@ struct BenchClock: AsyncParsableCommand {
 
         var spreads: [(link: LinkModel, baseline: [ClockSpread], measured: [ClockSpread])] = []
         var relayed: [(link: LinkModel, figures: (baseline: ClockFigures, measured: ClockFigures))] = []
-        for link in [LinkModel.gaussian, .bufferbloat] {
+        for link in [LinkModel.gaussian, .gaussianStress, .bufferbloat] {
             let relay = try await DelayRelay.start(targetPort: server.port, link: link)
             let url = URL(string: "http://127.0.0.1:\(relay.port)/")!
             let figures = await compare(url: url, server: server, trials: relayTrials, concurrency: concurrency)

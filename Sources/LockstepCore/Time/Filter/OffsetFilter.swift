@@ -1,43 +1,46 @@
 /// Combines a window of samples into one offset, and a bound on its error that always holds.
 ///
 /// Every sample bounds the offset (see ``ClockSample``), so the true offset lies in the
-/// intersection of all their bounds. Its ends are set by the fastest trip each way:
-/// `[θ − min down-delay, θ + min up-delay]` once the common floor is taken off. Inside it, two
-/// estimates compete, and which one wins depends on how the network delays packets:
+/// intersection of all their bounds; the estimate is kept inside it, and its bar is the
+/// distance to the intersection's farther end. Inside it, two estimates compete, and which one
+/// wins depends on how the network delays packets:
 ///
 /// - *Queueing* delay (a fixed floor plus a long tail, often asymmetric: the mobile and
-///   bufferbloat case). The fastest trips sit near the floor on both legs, so the midpoint of
-///   the intersection is best: its error is half the difference of the two legs' fastest
-///   excess delays, smaller than the min-δ sample's and far smaller than any mean, which a
-///   one-sided tail biases by tens of milliseconds.
-/// - *Jitter* (delays scattered symmetrically around a mean, no floor in reach). A short round
-///   trip then says nothing about asymmetry, the intersection's ends are set by outliers, and
-///   the plain mean of all offsets is best.
+///   bufferbloat case). Each direction's floor is found from its fastest trips, corrected for
+///   the gap expected between floor and fastest (see ``DelayShape/floor``), and the offset is
+///   the one that puts both floors level. A mean would be biased by tens of milliseconds by a
+///   one-sided tail.
+/// - *Jitter* (delays scattered symmetrically around a mean, no floor in reach). A sample's
+///   error (up − down)/2 is then independent of its round trip, no sample is better than
+///   another, and the plain mean of all offsets is best.
 ///
-/// The filter tells them apart by how the samples' offsets scatter: under queueing the scatter
-/// around the midpoint grows with the round trip (a slow trip's excess splits unevenly between
-/// the legs), under jitter it does not. The correlation between round trip and distance from the
-/// midpoint sets the blend; the result is clamped into the intersection, which only brings it
-/// nearer the truth, and the bound is the distance to the intersection's farther end.
+/// The server's stamps split every exchange into its two legs, each known up to the offset, so
+/// the samples themselves show which case holds: how much better "floor plus exponential wait"
+/// fits each direction's delays than a normal distribution (``DelayShape/queueingEvidence``),
+/// plus how strongly offsets move with round trips (`|corr(θ, δ)|`, near 1 when one direction
+/// queues far more than the other: the case where the mean is most wrong). The evidence sets
+/// the blend between the two estimates.
 ///
-/// Measured through `ServerClock` on the simulated network of its tests, 8 exchanges per
-/// trial, 10,000 trials (median / p99 |error| in ms), beside the fixed filters as measured in
-/// `notes/clock.md` (whose jitter link was gentler in the tail than a true Gaussian):
+/// Measured on a simulation of bursts of 8 exchanges (delays drawn as below, no drift; 10,000
+/// trials, median / p99 |error| in
+/// ms), beside the filter it replaced (the intersection's midpoint blended with the mean by the
+/// correlation of round trip and distance from the midpoint):
 ///
-/// | delay model                        | this filter | mean        | min-δ       | lowest-δ quarter |
-/// |------------------------------------|-------------|-------------|-------------|------------------|
-/// | jitter N(40, 20) each way          | 3.7 / 16.5  | 3.1 / 9.3   | 7.7 / 25.3  | 4.7 / 19.7       |
-/// | queueing 20 + Exp(20) each way     | 0.95 / 6.4  | 3.9 / 12.0  | 1.9 / 9.2   | 2.5 / 8.8        |
-/// | bufferbloat 20 + Exp(5) / Exp(40)  | 1.4 / 11.1  | 16.8 / 39.6 | 2.1 / 11.4  | 2.8 / 13.8       |
+/// | delay model                          | this filter  | previous     | mean of 8    |
+/// |--------------------------------------|--------------|--------------|--------------|
+/// | jitter N(40, 20) each way            | 3.1 / 15.5   | 3.8 / 16.2   | 2.8 / 12.3   |
+/// | jitter N(40, 10) each way            | 1.9 / 9.1    | 2.1 / 10.3   | 1.7 / 6.5    |
+/// | queueing 20 + Exp(20) each way       | 1.2 / 6.9    | 1.0 / 6.4    | 3.3 / 13.5   |
+/// | bufferbloat 20 + Exp(5) / Exp(40)    | 1.6 / 9.7    | 1.4 / 11.0   | 16.7 / 32.2  |
 ///
-/// Under jitter the mean stays ahead: eight samples are too few to tell jitter from queueing
-/// every time, and the filter errs towards the midpoint, which is never far wrong. The bound
-/// held in every trial.
+/// Eight samples are too few to tell jitter from queueing every time, and the filter errs
+/// towards the floors: wrongly used, the mean costs far more under queueing (p99 32 ms) than
+/// the floors cost under jitter (p99 18 ms).
 enum OffsetFilter {
-    /// Below this correlation the delay looks like jitter and the mean gets full weight.
-    static let jitterCorrelation = 0.1
-    /// From this correlation up the delay looks like queueing and the midpoint gets full weight.
-    static let queueingCorrelation = 0.5
+    /// Below this evidence the delay looks like jitter and the mean gets full weight.
+    static let jitterEvidence = 0.5
+    /// From this evidence up the delay looks like queueing and the floors get full weight.
+    static let queueingEvidence = 0.9
 
     /// The estimate at local instant `anchor` from `samples`, or `nil` when their bounds do not
     /// intersect (the server's clock stepped, or the drift exceeded its bound).
@@ -45,14 +48,16 @@ enum OffsetFilter {
         let projected = samples.map { ProjectedSample($0, at: anchor, drift: drift) }
         guard let bounds = intersection(of: projected) else { return nil }
         let midpoint = bounds.midpoint
-        // Work in `Double` only relative to the midpoint, where values are small.
+        // Work in `Double` only relative to the midpoint, where values are small. A sample's
+        // upper bound is the offset plus its up-leg delay, its lower bound the offset less its
+        // down-leg delay: each leg's delays, up to the offset.
         let offsets = projected.map { Double($0.offset - midpoint) }
+        let up = DelayShape(projected.map { Double($0.bounds.upperBound - midpoint) })
+        let down = DelayShape(projected.map { Double(midpoint - $0.bounds.lowerBound) })
+        let level = (up.floor - down.floor) / 2
         let mean = weightedMean(offsets, weights: projected.map(ageWeight(among: projected)))
-        let floorWeight = floorWeight(
-            roundTrips: projected.map { Double($0.roundTrip) },
-            distancesFromMidpoint: offsets.map(abs)
-        )
-        let blended = midpoint + Int64(saturating: ((1 - floorWeight) * mean).rounded())
+        let weight = floorWeight(up: up, down: down, offsets: offsets, roundTrips: projected.map { Double($0.roundTrip) })
+        let blended = midpoint + Int64(saturating: (weight * level + (1 - weight) * mean).rounded())
         let offset = min(max(blended, bounds.lowerBound), bounds.upperBound)
         return ClockEstimate(
             anchor: anchor,
@@ -86,14 +91,14 @@ enum OffsetFilter {
         return zip(values, weights).map(*).reduce(0, +) / total
     }
 
-    /// How much to trust the intersection's midpoint over the mean, from 0 to 1. Fewer than three
-    /// samples, or samples that all took the same time, carry no evidence of jitter: trust the
-    /// midpoint, which is then the best any single exchange can offer.
-    private static func floorWeight(roundTrips: [Double], distancesFromMidpoint: [Double]) -> Double {
-        guard roundTrips.count >= 3,
-              let correlation = pearsonCorrelation(roundTrips, distancesFromMidpoint)
-        else { return 1 }
-        let position = (correlation - jitterCorrelation) / (queueingCorrelation - jitterCorrelation)
+    /// How much to trust the floors over the mean, from 0 to 1. Fewer than four samples carry
+    /// too little evidence of jitter: trust the floors, which are then the intersection's
+    /// midpoint, the best any single exchange can offer.
+    private static func floorWeight(up: DelayShape, down: DelayShape, offsets: [Double], roundTrips: [Double]) -> Double {
+        guard offsets.count >= 4 else { return 1 }
+        let coupling = pearsonCorrelation(offsets, roundTrips).map(abs) ?? 0
+        let evidence = up.queueingEvidence + down.queueingEvidence + coupling
+        let position = (evidence - jitterEvidence) / (queueingEvidence - jitterEvidence)
         return min(max(position, 0), 1)
     }
 }
