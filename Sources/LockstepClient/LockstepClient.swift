@@ -57,7 +57,8 @@ public final class LockstepClient: Sendable {
     public let outbox: Outbox
     /// The background sync with the server.
     public let sync: SyncSession
-    /// The server's time, calibrated over HTTP while the client syncs (from the start of
+    /// The server's time, calibrated while the client syncs (over the streaming socket while it
+    /// is open, over HTTP otherwise; from the start of
     /// ``SyncSession/start()``, and again after every reconnect); it stamps every edit unless
     /// ``Configuration/editTimes`` names another source. Its calibration is kept in the store
     /// directory across launches, and dropped after a reboot.
@@ -68,8 +69,9 @@ public final class LockstepClient: Sendable {
     /// Opens (or creates) the local store in `storeDirectory` for `app` on `server`, whose
     /// users authenticate with `token`. Nothing touches the network until ``sync`` starts.
     public init(storeDirectory: URL, server: URL, app: String, token: String, configuration: Configuration = Configuration()) throws {
+        let clockSocket = SocketClockExchangeTransport(fallback: HTTPClockExchangeTransport(serverURL: server))
         clock = ServerClock(
-            transport: HTTPClockExchangeTransport(serverURL: server),
+            transport: clockSocket,
             store: FileClockCalibrationStore(fileURL: storeDirectory.appendingPathComponent("clock.json")),
             logger: configuration.logger)
         replica = try Replica(directory: storeDirectory, editTimes: configuration.editTimes ?? clock)
@@ -79,7 +81,7 @@ public final class LockstepClient: Sendable {
             ?? base.replacingOccurrences(of: "http", with: "ws", options: .anchored) + "/sock/1/\(app)/websocket"
         sync = SyncSession(context: SyncContext(
             replica: replica, api: ServerAPI(baseURL: base, app: app, token: token, clientID: replica.clientID),
-            socketURL: socketURL, app: app, token: token, configuration: configuration, clock: clock, progress: Wakeup(),
+            socketURL: socketURL, app: app, token: token, configuration: configuration, clock: clock, clockSocket: clockSocket, progress: Wakeup(),
             shared: Locked(SyncContext.SharedState()), bucketsChanged: Wakeup()))
     }
 

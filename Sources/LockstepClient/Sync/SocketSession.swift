@@ -45,6 +45,8 @@ struct SocketSession: Sendable {
         let lastHeard = Locked(ContinuousClock.now)
         let bucketsGeneration = context.bucketsChanged.generation
         defer { context.shared.withLock { $0.live = [] } }
+        let clockSocket = context.clockSocket.attach { try await outbound.writeTextMessage($0) }
+        defer { context.clockSocket.detach(clockSocket) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await frame in frames { try await outbound.writeTextMessage(frame) }
@@ -58,7 +60,9 @@ struct SocketSession: Sendable {
             group.addTask {
                 for try await message in inbound.messages(maxSize: 256 * 1024 * 1024) {
                     guard case .text(let text) = message else { continue }
+                    let isClockAnswer = context.clockSocket.receive(text) // first: it stamps the arrival
                     lastHeard.withLock { $0 = .now }
+                    if isClockAnswer { continue }
                     try await receive(SocketFrame(text), send, phases)
                 }
                 send.finish()

@@ -11,6 +11,8 @@ struct SyncContext: Sendable {
     let token: String
     let configuration: LockstepClient.Configuration
     let clock: ServerClock
+    /// The clock's way over the socket, attached while a socket session runs.
+    let clockSocket: SocketClockExchangeTransport
     let progress: Wakeup
     let shared: Locked<SharedState>
     /// Signalled when the app opens a bucket the running session does not sync yet.

@@ -26,13 +26,14 @@ struct TestServer: Sendable {
         return limits
     }
 
-    static func start(limits: Limits = testLimits, directory: URL? = nil) async throws -> TestServer {
+    /// - Parameter clockOffset: How far ahead of this machine's clock the server's reads, in ns.
+    static func start(limits: Limits = testLimits, directory: URL? = nil, clockOffset: Int64 = 0) async throws -> TestServer {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let store = try SQLiteStore(path: directory.appendingPathComponent("lockstep.sqlite").path)
         var logger = Logger(label: "lockstep-test")
         logger.logLevel = .warning
-        let services = LockstepServices(store: store, limits: limits, clock: ServerClockSource(), logger: logger)
+        let services = LockstepServices(store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffset), logger: logger)
         let app = try await services.accounts.createApp(name: "test")
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = LockstepServer.application(services: services, host: "127.0.0.1", port: 0) { channel in

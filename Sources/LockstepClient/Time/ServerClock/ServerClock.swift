@@ -149,20 +149,14 @@ public final class ServerClock: Sendable {
         defer { completeRound() }
         let target = configuration.targetErrorBound.nanoseconds
         for index in 0..<configuration.exchangesPerRound {
-            let t1 = timeSource.now()
-            let stamps: ServerStamps
+            let sample: ClockSample
             do {
-                stamps = try await transport.exchange(t1: t1)
+                sample = try await transport.sample(stampingWith: timeSource)
             } catch {
                 if index == 0 { throw error }
                 logger.debug("clock exchange failed mid-round", metadata: ["error": "\(error)"])
                 return
             }
-            let t4 = timeSource.now()
-            let sample = ClockSample(
-                t1: t1, t2: stamps.received, t3: stamps.sent, t4: t4,
-                serverResolution: stamps.resolution.nanoseconds
-            )
             let (accepted, bound) = state.withLock { state in
                 (state.estimator.record(sample), state.estimator.estimate?.errorBound)
             }

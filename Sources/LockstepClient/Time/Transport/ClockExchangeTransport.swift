@@ -1,14 +1,34 @@
+public import LockstepCore
+
 /// One way to ask the server for its time: send the client's `t1`, get back the server's
-/// receive and send stamps. The ``ServerClock`` stamps `t1` and `t4` around the call on its own
-/// monotonic clock, so an implementation should send at once and return as soon as the reply
-/// arrives: anything it does between those moments counts as network delay and widens the
+/// receive and send stamps. By default the ``ServerClock`` stamps `t1` and `t4` around the
+/// call on its own monotonic clock, so an implementation should send at once and return as soon
+/// as the reply arrives: anything it does between those moments counts as network delay and widens the
 /// error bound, but never biases the estimate beyond it.
 ///
-/// Implementations: ``HTTPClockExchangeTransport`` (`GET /time`) and
-/// ``HTTPDateClockExchangeTransport`` (any HTTP server's `Date` header). A streaming session
-/// conforms by sending `t:<t1>` and resuming with the `t:<t1>:<t2>:<t3>` answer.
+/// A transport that can stamp closer to the wire than that (a frame's arrival, say) implements
+/// ``sample(stampingWith:)`` too.
+///
+/// Implementations: ``HTTPClockExchangeTransport`` (`GET /time`),
+/// ``HTTPDateClockExchangeTransport`` (any HTTP server's `Date` header) and
+/// ``SocketClockExchangeTransport`` (`t:<t1>` over the client's streaming socket).
 public protocol ClockExchangeTransport: Sendable {
     func exchange(t1: Int64) async throws -> ServerStamps
+
+    /// One whole exchange, its local send and receive times read from `timeSource`: the send
+    /// time as late as possible before the request leaves, the receive time as early as
+    /// possible after the answer arrives.
+    func sample(stampingWith timeSource: any MonotonicTimeSource) async throws -> ClockSample
+}
+
+extension ClockExchangeTransport {
+    /// Stamps around ``exchange(t1:)``.
+    public func sample(stampingWith timeSource: any MonotonicTimeSource) async throws -> ClockSample {
+        let t1 = timeSource.now()
+        let stamps = try await exchange(t1: t1)
+        let t4 = timeSource.now()
+        return ClockSample(t1: t1, t2: stamps.received, t3: stamps.sent, t4: t4, serverResolution: stamps.resolution.nanoseconds)
+    }
 }
 
 /// The server's half of an exchange, in nanoseconds since the Unix epoch.
