@@ -17,30 +17,30 @@
 /// The server's stamps split every exchange into its two legs, each known up to the offset, so
 /// the samples themselves show which case holds: how much better "floor plus exponential wait"
 /// fits each direction's delays than a normal distribution (``DelayShape/queueingEvidence``),
-/// plus how strongly offsets move with round trips (`|corr(θ, δ)|`, near 1 when one direction
-/// queues far more than the other: the case where the mean is most wrong). The evidence sets
-/// the blend between the two estimates.
+/// plus how strongly offsets move with round trips (`corr(θ, δ)²`, near 1 when one direction
+/// queues far more than the other: the case where the mean is most wrong, and about 1/7 for
+/// eight samples of symmetric jitter). The evidence sets the blend between the two estimates.
 ///
 /// Measured on a simulation of bursts of 8 exchanges (delays drawn as below, no drift; 10,000
-/// trials, median / p99 |error| in
-/// ms), beside the filter it replaced (the intersection's midpoint blended with the mean by the
-/// correlation of round trip and distance from the midpoint):
+/// trials, median / p99 |error| in ms), beside the filter it replaced (the intersection's
+/// midpoint blended with the mean by the correlation of round trip and distance from the
+/// midpoint); BENCHMARKS.md has the same through real sockets:
 ///
 /// | delay model                          | this filter  | previous     | mean of 8    |
 /// |--------------------------------------|--------------|--------------|--------------|
-/// | jitter N(40, 20) each way            | 3.1 / 15.5   | 3.8 / 16.2   | 2.8 / 12.3   |
-/// | jitter N(40, 10) each way            | 1.9 / 9.1    | 2.1 / 10.3   | 1.7 / 6.5    |
-/// | queueing 20 + Exp(20) each way       | 1.2 / 6.9    | 1.0 / 6.4    | 3.3 / 13.5   |
-/// | bufferbloat 20 + Exp(5) / Exp(40)    | 1.6 / 9.7    | 1.4 / 11.0   | 16.7 / 32.2  |
+/// | jitter N(40, 20) each way            | 3.0 / 14.6   | 3.6 / 16.0   | 2.8 / 12.4   |
+/// | jitter N(40, 10) each way            | 1.8 / 7.9    | 2.2 / 10.7   | 1.7 / 6.5    |
+/// | queueing 20 + Exp(20) each way       | 1.2 / 7.3    | 1.0 / 6.4    | 3.2 / 13.4   |
+/// | bufferbloat 20 + Exp(5) / Exp(40)    | 1.6 / 9.5    | 1.4 / 11.0   | 16.6 / 31.7  |
 ///
 /// Eight samples are too few to tell jitter from queueing every time, and the filter errs
 /// towards the floors: wrongly used, the mean costs far more under queueing (p99 32 ms) than
 /// the floors cost under jitter (p99 18 ms).
 enum OffsetFilter {
     /// Below this evidence the delay looks like jitter and the mean gets full weight.
-    static let jitterEvidence = 0.5
+    static let jitterEvidence = 0.4
     /// From this evidence up the delay looks like queueing and the floors get full weight.
-    static let queueingEvidence = 0.9
+    static let queueingEvidence = 0.8
 
     /// The estimate at local instant `anchor` from `samples`, or `nil` when their bounds do not
     /// intersect (the server's clock stepped, or the drift exceeded its bound).
@@ -96,7 +96,7 @@ enum OffsetFilter {
     /// midpoint, the best any single exchange can offer.
     private static func floorWeight(up: DelayShape, down: DelayShape, offsets: [Double], roundTrips: [Double]) -> Double {
         guard offsets.count >= 4 else { return 1 }
-        let coupling = pearsonCorrelation(offsets, roundTrips).map(abs) ?? 0
+        let coupling = pearsonCorrelation(offsets, roundTrips).map { $0 * $0 } ?? 0
         let evidence = up.queueingEvidence + down.queueingEvidence + coupling
         let position = (evidence - jitterEvidence) / (queueingEvidence - jitterEvidence)
         return min(max(position, 0), 1)
