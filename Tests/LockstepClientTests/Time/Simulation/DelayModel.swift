@@ -4,6 +4,8 @@ import Testing
 enum DelayModel: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Symmetric jitter: N(40, 20) each way, clamped at zero.
     case jitter
+    /// Realistic symmetric jitter: N(40, 10) each way (the benchmark's `gaussian-10` link).
+    case mildJitter
     /// Symmetric queueing: 20 + Exp(mean 20) each way.
     case queueing
     /// Asymmetric queueing (a bloated downlink buffer): 20 + Exp(5) up, 20 + Exp(40) down.
@@ -21,6 +23,9 @@ enum DelayModel: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .jitter:
             up = max(random.normal(mean: 40, deviation: 20), 0)
             down = max(random.normal(mean: 40, deviation: 20), 0)
+        case .mildJitter:
+            up = max(random.normal(mean: 40, deviation: 10), 0)
+            down = max(random.normal(mean: 40, deviation: 10), 0)
         case .queueing:
             up = 20 + random.exponential(mean: 20)
             down = 20 + random.exponential(mean: 20)
