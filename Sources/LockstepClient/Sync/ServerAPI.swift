@@ -60,6 +60,14 @@ struct ServerAPI: Sendable {
         return options
     }
 
+    /// The bucket's peer key (hex), which nearby devices syncing it prove to each other.
+    func peerKey(bucket: String) async throws -> String {
+        guard let key = try await json("GET", bucket, "peerkey", timeout: .seconds(30))["key"]?.stringValue else {
+            throw HTTPFailure(status: 200, body: "a peer key answer without a key")
+        }
+        return key
+    }
+
     private func json(_ method: String, _ bucket: String, _ path: String, body: JSONValue? = nil, timeout: TimeAmount) async throws -> JSONValue {
         let (status, _, bytes) = try await send(method, bucket, path, body: body, timeout: timeout)
         guard status == 200 else { throw HTTPFailure(status: status, body: String(decoding: bytes, as: UTF8.self)) }

@@ -1,0 +1,149 @@
+public import Logging
+import Synchronization
+
+/// Direct sync of one bucket between nearby devices, with or without a server in reach.
+///
+/// ```swift
+/// let items = try client.bucket("items")
+/// let peers = PeerSync(client: client, bucket: "items", transport: LocalNetworkTransport())
+/// try await peers.prepare()      // while online: fetches the bucket's peer key, kept in the store
+/// try await peers.start()        // later, anywhere: finds peers and syncs with each
+/// ```
+///
+/// Devices prove to each other that they hold the bucket's peer key, which the server gives
+/// every device whose credentials reach the bucket (the same user's bucket, or a shared bucket
+/// of the app) and nobody else; everything after the hello is encrypted under keys derived
+/// from it. Each side then sends the changes the other lacks since they last met (its own and
+/// those it carries for others), and keeps sending as changes happen. Changes apply by the
+/// server's merge rules: a removal is final, and each member goes to its latest writer by
+/// corrected time. Every device queues what it received for the server under the author's
+/// ccid, so a change reaches the server as soon as any device that holds it gets online, and
+/// applies there once however many devices bring it.
+public final class PeerSync: Sendable {
+    public struct Configuration: Sendable {
+        /// The largest message a peer may send (a batch of changes); larger ones end the link.
+        public var maximumMessageBytes: Int
+        /// Changes per message when catching a peer up.
+        public var changesPerMessage: Int
+        public var logger: Logger
+
+        public init(
+            maximumMessageBytes: Int = 4 << 20, changesPerMessage: Int = 200, logger: Logger = Logger(label: "LockstepClient.PeerSync")
+        ) {
+            self.maximumMessageBytes = maximumMessageBytes
+            self.changesPerMessage = changesPerMessage
+            self.logger = logger
+        }
+    }
+
+    public let bucket: String
+    private let client: LockstepClient
+    private let transport: any PeerTransport
+    private let configuration: Configuration
+    private let state = Mutex(State())
+
+    private struct State {
+        var running: Task<Void, Never>?
+        var connected: [String: Int] = [:]
+    }
+
+    public init(client: LockstepClient, bucket: String, transport: any PeerTransport, configuration: Configuration = Configuration()) {
+        self.client = client
+        self.bucket = bucket
+        self.transport = transport
+        self.configuration = configuration
+    }
+
+    /// Fetches the bucket's peer key from the server and keeps it in the store, for syncing
+    /// with peers later when the server may be out of reach.
+    public func prepare() async throws {
+        let key = try await client.sync.context.api.peerKey(bucket: bucket)
+        try client.replica.setPeerKey(key, bucket: bucket)
+    }
+
+    /// Starts advertising, finding peers and syncing with each. Uses the stored peer key, or
+    /// fetches it first; throws ``PeerSyncError/noPeerKey(bucket:)`` when there is none and the
+    /// server cannot be reached.
+    public func start() async throws {
+        if try client.replica.peerKey(bucket: bucket) == nil {
+            do {
+                try await prepare()
+            } catch {
+                throw PeerSyncError.noPeerKey(bucket: bucket)
+            }
+        }
+        guard let hex = try client.replica.peerKey(bucket: bucket), let peerKey = [UInt8](hex: hex) else {
+            throw PeerSyncError.noPeerKey(bucket: bucket)
+        }
+        _ = try client.bucket(bucket)
+        let advertisement = PeerAdvertisement(peerID: client.clientID, tag: PeerKeys.advertisedTag(peerKey: peerKey))
+        let links = try await transport.start(advertising: advertisement)
+        let task = Task { [self] in
+            await withTaskGroup(of: Void.self) { group in
+                for await link in links {
+                    group.addTask { await self.serve(link, peerKey: peerKey) }
+                }
+                group.cancelAll()
+            }
+        }
+        state.withLock { $0.running = task }
+    }
+
+    /// Stops advertising and closes every peer link.
+    public func stop() async {
+        await transport.stop()
+        let task = state.withLock { state in
+            defer { state.running = nil }
+            return state.running
+        }
+        task?.cancel()
+        await task?.value
+    }
+
+    /// The client ids of the peers this device is syncing with now.
+    public var connectedPeers: Set<String> {
+        state.withLock { Set($0.connected.keys) }
+    }
+
+    private func serve(_ link: any PeerLink, peerKey: [UInt8]) async {
+        let session = PeerSession(
+            link: link, replica: client.replica, bucket: bucket, peerKey: peerKey, configuration: configuration,
+            onAuthenticated: { peer in self.state.withLock { $0.connected[peer, default: 0] += 1 } },
+            onClosed: { peer in
+                self.state.withLock { state in
+                    state.connected[peer, default: 1] -= 1
+                    if state.connected[peer] == 0 { state.connected[peer] = nil }
+                }
+            })
+        do {
+            let peer = try await session.run()
+            configuration.logger.debug("peer link closed", metadata: ["peer": "\(peer)"])
+        } catch {
+            configuration.logger.notice("peer link ended", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension [UInt8] {
+    /// Bytes from lowercase or uppercase hex; `nil` for anything else.
+    init?(hex: String) {
+        let digits = Array(hex.utf8)
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        self = bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
