@@ -46,6 +46,8 @@ public final class LocalNetworkTransport: PeerTransport {
         var channels: [ObjectIdentifier: any Channel] = [:]
         /// Peers (by id, or `host:port` for named ones) with a link this side dialled, open or opening.
         var dialled: Set<String> = []
+        /// Peers named by ``LocalNetworkTransport/connect(host:port:)``.
+        var named: [(host: String, port: Int)] = []
     }
 
     private let configuration: Configuration
@@ -70,7 +72,8 @@ public final class LocalNetworkTransport: PeerTransport {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let incoming = try TCPPeerLink.configure(channel, maximumFrameBytes: maximumFrameBytes)
+                    let (incoming, messages) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+                    try TCPPeerLink.configure(channel, maximumFrameBytes: maximumFrameBytes, into: messages)
                     self?.opened(TCPPeerLink(channel: channel, isInitiator: false, incoming: incoming), on: channel, dialled: nil)
                 }
             }
@@ -95,7 +98,8 @@ public final class LocalNetworkTransport: PeerTransport {
                 if let discovery, let multicastGroup = configuration.multicastGroup {
                     discovery.writeAndFlush(AddressedEnvelope(remoteAddress: multicastGroup, data: ByteBuffer(bytes: announcement.bytes)), promise: nil)
                 }
-                for peer in configuration.peers { self?.dial(host: peer.host, port: peer.port, as: "\(peer.host):\(peer.port)") }
+                let named = self?.state.withLock { $0.named } ?? []
+                for peer in configuration.peers + named { self?.dial(host: peer.host, port: peer.port, as: "\(peer.host):\(peer.port)") }
                 try? await Task.sleep(for: configuration.announceInterval)
             }
         }
@@ -104,6 +108,13 @@ public final class LocalNetworkTransport: PeerTransport {
             state.announcing = announcing
         }
         return links
+    }
+
+    /// Dials the peer at `host` and `port` now, and again whenever its link is down, until
+    /// ``stop()``: for peers multicast does not reach (an address scanned from a QR code, say).
+    public func connect(host: String, port: Int) {
+        state.withLock { $0.named.append((host, port)) }
+        dial(host: host, port: port, as: "\(host):\(port)")
     }
 
     public func stop() async {
@@ -135,17 +146,23 @@ public final class LocalNetworkTransport: PeerTransport {
     private func dial(host: String, port: Int, as peer: String) {
         guard state.withLock({ $0.links != nil && $0.dialled.insert(peer).inserted }) else { return }
         let maximumFrameBytes = configuration.maximumFrameBytes
+        let (incoming, messages) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
         let connecting = ClientBootstrap(group: group)
             .connectTimeout(.seconds(5))
-            .channelInitializer { [weak self] channel in
+            .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let incoming = try TCPPeerLink.configure(channel, maximumFrameBytes: maximumFrameBytes)
-                    self?.opened(TCPPeerLink(channel: channel, isInitiator: true, incoming: incoming), on: channel, dialled: peer)
+                    try TCPPeerLink.configure(channel, maximumFrameBytes: maximumFrameBytes, into: messages)
                 }
             }
             .connect(host: host, port: port)
-        connecting.whenFailure { [weak self] _ in
-            _ = self?.state.withLock { $0.dialled.remove(peer) }
+        connecting.whenComplete { [weak self] result in
+            switch result {
+            case .success(let channel):
+                self?.opened(TCPPeerLink(channel: channel, isInitiator: true, incoming: incoming), on: channel, dialled: peer)
+            case .failure:
+                messages.finish()
+                _ = self?.state.withLock { $0.dialled.remove(peer) }
+            }
         }
     }
 

@@ -20,15 +20,15 @@ final class TCPPeerLink: PeerLink {
         channel.close(promise: nil)
     }
 
-    /// Sets up a connection's pipeline: framing, then every message into the returned stream.
-    static func configure(_ channel: any Channel, maximumFrameBytes: Int) throws -> AsyncThrowingStream<[UInt8], any Error> {
-        let (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+    /// Sets up a connection's pipeline: framing, then every message into `messages`.
+    static func configure(
+        _ channel: any Channel, maximumFrameBytes: Int, into messages: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    ) throws {
         try channel.pipeline.syncOperations.addHandlers([
             ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameBytes: maximumFrameBytes)),
             MessageToByteHandler(LengthPrefixedFrameEncoder()),
-            MessageForwarder(continuation: continuation),
+            MessageForwarder(continuation: messages),
         ])
-        return incoming
     }
 }
 
