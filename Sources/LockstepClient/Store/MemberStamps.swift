@@ -42,6 +42,17 @@ enum MemberStamps {
         }
     }
 
+    /// The time to stamp a local edit of `members` made at `now`: never before the latest write of
+    /// those members this device has seen. A device whose clock estimate runs behind another's
+    /// would otherwise date its edit before the value it overwrote, and every other device would
+    /// keep that value.
+    static func editTime(_ db: Database, _ bucket: String, _ key: String, members: Set<String>, now: Int64?) throws -> Int64? {
+        guard let now else { return nil }
+        let stamps = try all(db, bucket, key)
+        let latestSeen = members.compactMap { stamps[$0]?.time }.max()
+        return latestSeen.map { max(now, $0 + 1) } ?? now
+    }
+
     /// Stamps each of `members` with `stamp(member)` where that is later than what it carries;
     /// returns the members that won.
     @discardableResult

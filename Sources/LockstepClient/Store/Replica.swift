@@ -79,9 +79,7 @@ final class Replica: Sendable {
             guard old != .present(object) else { return [] }
             let new = LocalState.present(object)
             try LocalRecords.setLocal(db, bucket, key, new)
-            try OutboxRow.enqueue(
-                db, bucket, key, .modify, priority: priority, editTime: editTime,
-                edits: MemberEdits(from: old.data ?? [:], to: object, at: editTime), clientID: clientID)
+            try Self.enqueueEdit(db, bucket, key, from: old.data ?? [:], to: object, priority: priority, at: editTime, by: clientID)
             return BucketEvent.between(old, new, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
         }
         outboxChanged.signal()
@@ -102,9 +100,7 @@ final class Replica: Sendable {
                 let new = LocalState.present(object)
                 guard new != old else { return [] }
                 try LocalRecords.setLocal(db, bucket, key, new)
-                try OutboxRow.enqueue(
-                    db, bucket, key, .modify, priority: priority, editTime: editTime,
-                    edits: MemberEdits(from: old.data ?? [:], to: object, at: editTime), clientID: clientID)
+                try Self.enqueueEdit(db, bucket, key, from: before, to: object, priority: priority, at: editTime, by: clientID)
                 return BucketEvent.between(old, new, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
             }
         }
@@ -138,6 +134,17 @@ final class Replica: Sendable {
 }
 
 extension Replica {
+    /// Queues the edit from `old` to `new`, stamped no earlier than what it overwrites.
+    fileprivate static func enqueueEdit(
+        _ db: Database, _ bucket: String, _ key: String, from old: JSONObject, to new: JSONObject, priority: ChangePriority,
+        at now: Int64?, by clientID: String
+    ) throws {
+        let time = try MemberStamps.editTime(db, bucket, key, members: MemberEdits(from: old, to: new).members, now: now)
+        try OutboxRow.enqueue(
+            db, bucket, key, .modify, priority: priority, editTime: time, edits: MemberEdits(from: old, to: new, at: time),
+            clientID: clientID)
+    }
+
     /// Changes not yet acknowledged by the server.
     func pendingCount() throws -> Int {
         try database.read { db in
