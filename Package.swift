@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LockstepClient", targets: ["LockstepClient"]),
         .executable(name: "lockstep", targets: ["lockstep"]),
         .executable(name: "tictactoe", targets: ["tictactoe"]),
+        .executable(name: "inventory", targets: ["inventory"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -96,6 +97,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "inventory",
+            dependencies: [
+                "LockstepClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Inventory",
+            exclude: ["README.md"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "lockstep",
             dependencies: [
                 "LockstepCore",
@@ -139,6 +150,7 @@ let package = Package(
                 "LockstepClient",
                 "lockstep",
                 "tictactoe",
+                "inventory",
                 "LockstepCore",
                 "LockstepServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
