@@ -30,8 +30,8 @@ struct PeerSession {
             ? PeerKeys(peerKey: peerKey, isInitiator: true, initiatorHello: hello, acceptorHello: theirHello)
             : PeerKeys(peerKey: peerKey, isInitiator: false, initiatorHello: theirHello, acceptorHello: hello)
 
-        // Listen before the first send so that no local change slips between the two.
-        let localChanges = replica.events.stream(for: bucket)
+        // Noted before the first send, so that no change slips between the two.
+        let seen = replica.outboxChanged.generation
         try await link.send(try keys.sealing.seal(JSONValue.object(["want": .integer(try await replica.peerCursor(bucket: bucket, peer: peer))]).jsonBytes))
         guard let first = try await incoming.next() else { throw PeerSyncError.protocolViolation("closed before its first message") }
         guard let want = try Self.message(try keys.opening.open(first))["want"]?.integerValue else {
@@ -46,7 +46,7 @@ struct PeerSession {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
-                    try await send(after: want, to: peer, sealer: sealer, whenever: localChanges)
+                    try await send(after: want, to: peer, sealer: sealer, changesAfter: seen)
                 } catch {
                     link.close()  // which ends the receiving below
                     throw error
@@ -58,12 +58,12 @@ struct PeerSession {
         return peer
     }
 
-    private func send(
-        after want: Int64, to peer: String, sealer: PeerSealer, whenever localChanges: AsyncStream<BucketEvent>
-    ) async throws {
+    /// Sends the log from `want` on, then whatever it gains: local edits and changes from other
+    /// peers both signal the outbox.
+    private func send(after want: Int64, to peer: String, sealer: PeerSealer, changesAfter generation: UInt64) async throws {
         var sealer = sealer
         var sentThrough = want
-        var wakeups = localChanges.makeAsyncIterator()
+        var seen = generation
         repeat {
             try await replica.shareOwnChanges(bucket: bucket)
             while true {
@@ -76,7 +76,8 @@ struct PeerSession {
                 try await link.send(try sealer.seal(message))
                 sentThrough = last.seq
             }
-        } while await wakeups.next() != nil && !Task.isCancelled
+            seen = await replica.outboxChanged.wait(after: seen)
+        } while !Task.isCancelled
     }
 
     private func receive(
