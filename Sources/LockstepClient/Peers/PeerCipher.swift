@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LockstepCore
 
 /// The keys of one authenticated link, derived from the bucket's peer key and both hellos.
 ///
@@ -26,7 +27,7 @@ struct PeerKeys {
     /// The tag a device advertises for a bucket: peers with the same peer key have the same one.
     static func advertisedTag(peerKey: [UInt8]) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Array("lockstep peer tag v1".utf8), using: SymmetricKey(data: peerKey))
-        return Array(mac).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(Array(mac).prefix(16))
     }
 }
 

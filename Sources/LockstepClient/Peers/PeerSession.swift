@@ -100,7 +100,7 @@ struct PeerSession {
 
     private static func hello(clientID: String, bucket: String) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        let nonce = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        let nonce = Hex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         return JSONValue.object([
             "lockstep-peer": .integer(1), "peer": .string(clientID), "bucket": .string(bucket), "nonce": .string(nonce),
         ]).jsonBytes

@@ -1,3 +1,4 @@
+import LockstepCore
 public import Logging
 import Synchronization
 
@@ -72,7 +73,7 @@ public final class PeerSync: Sendable {
                 throw PeerSyncError.noPeerKey(bucket: bucket)
             }
         }
-        guard let hex = try client.replica.peerKey(bucket: bucket), let peerKey = [UInt8](hex: hex) else {
+        guard let hex = try client.replica.peerKey(bucket: bucket), let peerKey = Hex.decode(hex) else {
             throw PeerSyncError.noPeerKey(bucket: bucket)
         }
         _ = try client.bucket(bucket)
@@ -120,30 +121,6 @@ public final class PeerSync: Sendable {
             configuration.logger.debug("peer link closed", metadata: ["peer": "\(peer)"])
         } catch {
             configuration.logger.notice("peer link ended", metadata: ["error": "\(error)"])
-        }
-    }
-}
-
-extension [UInt8] {
-    /// Bytes from lowercase or uppercase hex; `nil` for anything else.
-    init?(hex: String) {
-        let digits = Array(hex.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        self = bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

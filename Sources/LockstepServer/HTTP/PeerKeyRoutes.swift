@@ -34,6 +34,6 @@ enum PeerKey {
     static func derive(secret: String, scope: BucketScope) -> String {
         let message = Array("lockstep peer key v1\u{0}\(scope.appID)\u{0}\(scope.ownerKey)\u{0}\(scope.bucket)".utf8)
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Array(secret.utf8)))
-        return Secrets.hex(Array(mac))
+        return Hex.encode(mac)
     }
 }
