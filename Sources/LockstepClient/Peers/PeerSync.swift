@@ -39,7 +39,7 @@ public final class PeerSync: Sendable {
 
     public let bucket: String
     private let client: LockstepClient
-    private let transport: any PeerTransport
+    private let transports: [any PeerTransport]
     private let configuration: Configuration
     private let state = Mutex(State())
 
@@ -48,11 +48,17 @@ public final class PeerSync: Sendable {
         var connected: [String: Int] = [:]
     }
 
-    public init(client: LockstepClient, bucket: String, transport: any PeerTransport, configuration: Configuration = Configuration()) {
+    /// Syncs `bucket` of `client` with the peers every one of `transports` reaches (the local
+    /// network and MultipeerConnectivity at once, say).
+    public init(client: LockstepClient, bucket: String, transports: [any PeerTransport], configuration: Configuration = Configuration()) {
         self.client = client
         self.bucket = bucket
-        self.transport = transport
+        self.transports = transports
         self.configuration = configuration
+    }
+
+    public convenience init(client: LockstepClient, bucket: String, transport: any PeerTransport, configuration: Configuration = Configuration()) {
+        self.init(client: client, bucket: bucket, transports: [transport], configuration: configuration)
     }
 
     /// Fetches the bucket's peer key from the server and keeps it in the store, for syncing
@@ -78,13 +84,18 @@ public final class PeerSync: Sendable {
         }
         _ = try client.bucket(bucket)
         let advertisement = PeerAdvertisement(peerID: client.clientID, tag: PeerKeys.advertisedTag(peerKey: peerKey))
-        let links = try await transport.start(advertising: advertisement)
-        let task = Task { [self] in
+        var linkStreams: [AsyncStream<any PeerLink>] = []
+        for transport in transports { linkStreams.append(try await transport.start(advertising: advertisement)) }
+        let task = Task { [self, linkStreams] in
             await withTaskGroup(of: Void.self) { group in
-                for await link in links {
-                    group.addTask { await self.serve(link, peerKey: peerKey) }
+                for links in linkStreams {
+                    group.addTask {
+                        await withTaskGroup(of: Void.self) { sessions in
+                            for await link in links { sessions.addTask { await self.serve(link, peerKey: peerKey) } }
+                            sessions.cancelAll()
+                        }
+                    }
                 }
-                group.cancelAll()
             }
         }
         state.withLock { $0.running = task }
@@ -92,7 +103,7 @@ public final class PeerSync: Sendable {
 
     /// Stops advertising and closes every peer link.
     public func stop() async {
-        await transport.stop()
+        for transport in transports { await transport.stop() }
         let task = state.withLock { state in
             defer { state.running = nil }
             return state.running
