@@ -44,6 +44,7 @@ public final class PeerSync: Sendable {
     private let state = Mutex(State())
 
     private struct State {
+        var started = false
         var running: Task<Void, Never>?
         var connected: [String: Int] = [:]
     }
@@ -68,10 +69,24 @@ public final class PeerSync: Sendable {
         try client.replica.setPeerKey(key, bucket: bucket)
     }
 
-    /// Starts advertising, finding peers and syncing with each. Uses the stored peer key, or
-    /// fetches it first; throws ``PeerSyncError/noPeerKey(bucket:)`` when there is none and the
-    /// server cannot be reached.
+    /// Starts advertising, finding peers and syncing with each (once: a second call does
+    /// nothing until ``stop()``). Uses the stored peer key, or fetches it first; throws
+    /// ``PeerSyncError/noPeerKey(bucket:)`` when there is none and the server cannot be reached.
     public func start() async throws {
+        let first = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        do {
+            try await begin()
+        } catch {
+            state.withLock { $0.started = false }
+            throw error
+        }
+    }
+
+    private func begin() async throws {
         if try client.replica.peerKey(bucket: bucket) == nil {
             do {
                 try await prepare()
@@ -105,7 +120,10 @@ public final class PeerSync: Sendable {
     public func stop() async {
         for transport in transports { await transport.stop() }
         let task = state.withLock { state in
-            defer { state.running = nil }
+            defer {
+                state.running = nil
+                state.started = false
+            }
             return state.running
         }
         task?.cancel()

@@ -84,7 +84,9 @@ extension Replica {
         if old == .removed || ghost?.isDeleted == true { return nil }
         switch change.operation {
         case .remove:
-            try OutboxRow.enqueueCarried(db, change)
+            // Carried to the server only by devices that held the object: one that never did
+            // keeps the tombstone, so that the object's creation, arriving later, stays dead.
+            if old != .absent || ghost != nil { try OutboxRow.enqueueCarried(db, change) }
             return try setLocal(db, bucket, key, from: old, to: .removed, origin: .peer)
         case .modify:
             let won = try MemberStamps.raise(db, bucket, key, members: change.edits.members, to: change.stamp(of:))
