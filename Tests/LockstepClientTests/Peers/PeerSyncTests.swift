@@ -142,6 +142,17 @@ struct PeerSyncTests {
         await server.stop()
     }
 
+    @Test("with no peer key stored and no server in reach, peer sync says so")
+    func noKeyOffline() async throws {
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let client = try LockstepClient(storeDirectory: store, server: URL(string: "http://127.0.0.1:9")!, app: "app", token: "token")
+        let sync = PeerSync(client: client, bucket: Self.bucket, transport: PipeTransport())
+        await #expect(throws: PeerSyncError.noPeerKey(bucket: Self.bucket)) { try await sync.start() }
+        #expect(sync.connectedPeers.isEmpty)
+        await client.close()
+    }
+
     @Test("peers find each other by multicast announcements", .enabled("multicast reaches this host") { await multicastWorks() })
     func multicastDiscovery() async throws {
         let server = try await TestServer.start()
