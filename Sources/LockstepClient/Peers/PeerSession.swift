@@ -21,6 +21,12 @@ struct PeerSession {
     /// Runs the session until the link closes; returns the peer's client id.
     func run() async throws -> String {
         defer { link.close() }
+        // A peer that stalls before proving itself is cut off, rather than held open for ever.
+        let watchdog = Task { [link, timeout = configuration.handshakeTimeout] in
+            try await Task.sleep(for: timeout)
+            link.close()
+        }
+        defer { watchdog.cancel() }
         var incoming = link.incoming.makeAsyncIterator()
         let hello = Self.hello(clientID: replica.clientID, bucket: bucket)
         try await link.send(hello)
@@ -32,11 +38,13 @@ struct PeerSession {
 
         // Noted before the first send, so that no change slips between the two.
         let seen = replica.outboxChanged.generation
-        try await link.send(try keys.sealing.seal(JSONValue.object(["want": .integer(try await replica.peerCursor(bucket: bucket, peer: peer))]).jsonBytes))
+        let cursor = try await replica.peerCursor(bucket: bucket, peer: peer)
+        try await link.send(try keys.sealing.seal(JSONValue.object(["want": .integer(cursor)]).jsonBytes))
         guard let first = try await incoming.next() else { throw PeerSyncError.protocolViolation("closed before its first message") }
         guard let want = try Self.message(try keys.opening.open(first))["want"]?.integerValue else {
             throw PeerSyncError.protocolViolation("the first message is not a want")
         }
+        watchdog.cancel()
         onAuthenticated(peer)
         defer { onClosed(peer) }
 

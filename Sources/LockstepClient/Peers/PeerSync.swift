@@ -26,13 +26,17 @@ public final class PeerSync: Sendable {
         public var maximumMessageBytes: Int
         /// Changes per message when catching a peer up.
         public var changesPerMessage: Int
+        /// How long a new link may take to prove it holds the peer key before it is closed.
+        public var handshakeTimeout: Duration
         public var logger: Logger
 
         public init(
-            maximumMessageBytes: Int = 4 << 20, changesPerMessage: Int = 200, logger: Logger = Logger(label: "LockstepClient.PeerSync")
+            maximumMessageBytes: Int = 4 << 20, changesPerMessage: Int = 200, handshakeTimeout: Duration = .seconds(10),
+            logger: Logger = Logger(label: "LockstepClient.PeerSync")
         ) {
             self.maximumMessageBytes = maximumMessageBytes
             self.changesPerMessage = changesPerMessage
+            self.handshakeTimeout = handshakeTimeout
             self.logger = logger
         }
     }

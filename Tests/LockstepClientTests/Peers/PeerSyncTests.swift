@@ -142,6 +142,42 @@ struct PeerSyncTests {
         await server.stop()
     }
 
+    @Test("a link that does not prove itself in time, or sends what does not open, is closed")
+    func stallingAndGarbledLinksAreClosed() async throws {
+        let server = try await TestServer.start()
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let client = try server.client(store: store, token: try await server.createUser())
+        let pipes = PipeTransport()
+        let sync = PeerSync(
+            client: client, bucket: Self.bucket, transport: pipes, configuration: .init(handshakeTimeout: .milliseconds(300)))
+        try await sync.start()
+
+        let (stalling, silent) = PipeLink.pair()
+        pipes.accept(stalling)
+        var fromSync = silent.incoming.makeAsyncIterator()
+        #expect(try await fromSync.next() != nil, "the hello")
+        let started = ContinuousClock.now
+        #expect(try await fromSync.next() == nil, "closed")
+        #expect(ContinuousClock.now - started < .seconds(5))
+
+        let (garbled, meddler) = PipeLink.pair()
+        pipes.accept(garbled)
+        var fromSyncAgain = meddler.incoming.makeAsyncIterator()
+        let hello = try #require(try await fromSyncAgain.next())
+        var theirs = try #require(try JSONValue(parsing: hello).objectValue)
+        theirs["peer"] = "meddler"
+        try await meddler.send(JSONValue.object(theirs).jsonBytes)
+        try await meddler.send(Array(repeating: 0x42, count: 64))
+        _ = try await fromSyncAgain.next()  // its want
+        #expect(try await fromSyncAgain.next() == nil, "closed")
+        #expect(sync.connectedPeers.isEmpty)
+
+        await sync.stop()
+        await client.close()
+        await server.stop()
+    }
+
     @Test("with no peer key stored and no server in reach, peer sync says so")
     func noKeyOffline() async throws {
         let store = temporaryStore()

@@ -29,7 +29,8 @@ final class PipeTransport: PeerTransport {
         other.accept(far)
     }
 
-    private func accept(_ link: PipeLink) {
+    /// Hands `link` to this transport's peer sync, as if a peer had connected.
+    func accept(_ link: PipeLink) {
         state.withLock { state in
             state.open.append(link)
             return state.links
