@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LockstepClient", targets: ["LockstepClient"]),
         .executable(name: "lockstep", targets: ["lockstep"]),
         .executable(name: "tictactoe", targets: ["tictactoe"]),
+        .executable(name: "inventory", targets: ["inventory"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -79,6 +80,9 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -89,6 +93,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/TicTacToe",
+            exclude: ["README.md"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "inventory",
+            dependencies: [
+                "LockstepClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Inventory",
             exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
@@ -136,6 +150,7 @@ let package = Package(
                 "LockstepClient",
                 "lockstep",
                 "tictactoe",
+                "inventory",
                 "LockstepCore",
                 "LockstepServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

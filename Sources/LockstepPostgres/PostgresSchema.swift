@@ -126,6 +126,7 @@ enum PostgresSchema {
             )
             """,
         ],
+        ["ALTER TABLE apps ADD COLUMN peer_secret TEXT"],
     ]
 
     /// "Lockstep" in ASCII: the advisory lock that serializes migrations across nodes.

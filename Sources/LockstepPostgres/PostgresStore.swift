@@ -126,6 +126,13 @@ public final class PostgresStore: SyncStore {
         try await rows("SELECT \(unescaped: Columns.token) FROM tokens WHERE token_hash = \(hash)").first.map(Columns.token)
     }
 
+    public func peerSecret(appID: String) async throws -> String? {
+        // Set once: of two nodes racing here, the second's UPDATE matches nothing and both read the first's.
+        try await execute(
+            "UPDATE apps SET peer_secret = \(Secrets.randomHex(byteCount: 32)) WHERE id = \(appID) AND peer_secret IS NULL")
+        return try await rows("SELECT peer_secret FROM apps WHERE id = \(appID)").first.map { try $0.decode(String.self) }
+    }
+
     // MARK: Bucket options
 
     public func bucketOptions(appID: String, bucket: String) async throws -> JSONObject? {

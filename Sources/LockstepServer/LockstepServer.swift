@@ -22,6 +22,7 @@ public enum LockstepServer {
         AuthRoutes(services: services).add(to: router)
         ObjectRoutes(services: services).add(to: router)
         FeedRoutes(services: services).add(to: router)
+        PeerKeyRoutes(services: services).add(to: router)
         ReleaseRoutes(services: services).add(to: router)
         return router
     }

@@ -16,9 +16,9 @@ enum LockstepTool {
         return build.appendingPathComponent("debug/lockstep")
     }
 
-    static func launch(_ arguments: [String]) throws -> (Process, Pipe) {
+    static func launch(_ arguments: [String], program: String = "lockstep") throws -> (Process, Pipe) {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = executable.deletingLastPathComponent().appendingPathComponent(program)
         process.arguments = arguments
         let pipe = Pipe()
         process.standardInput = FileHandle.nullDevice
@@ -28,9 +28,9 @@ enum LockstepTool {
         return (process, pipe)
     }
 
-    /// Runs to completion; the exit status and everything printed.
-    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let (process, pipe) = try launch(arguments)
+    /// Runs `program` (one of the package's executables) to completion; the exit status and everything printed.
+    static func run(_ arguments: [String], program: String = "lockstep") async throws -> (status: Int32, output: String) {
+        let (process, pipe) = try launch(arguments, program: program)
         let output = try await onOwnThread {
             let output = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()

@@ -3,7 +3,7 @@ public import LockstepCore
 /// Something that happened to an object of a bucket: what ``Bucket/events`` delivers.
 ///
 /// Local writes show at once (``Origin/local``); changes from other devices arrive as
-/// ``Origin/remote``; a local change the server refused is undone and reported as
+/// ``Origin/remote``, or ``Origin/peer`` when a nearby device passed them on; a local change the server refused is undone and reported as
 /// ``Origin/rejected(code:message:)``, so the app can tell the user.
 public struct BucketEvent: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
@@ -17,6 +17,8 @@ public struct BucketEvent: Sendable, Equatable {
         case local
         /// A change that came from the server.
         case remote
+        /// A change that came straight from a nearby device (``PeerSync``), the server unseen.
+        case peer
         /// The server refused a local change (Simperium error codes: 410 removed, 413 too
         /// large, 440 invalid…), and the object went back to what the server holds.
         case rejected(code: Int, message: String?)

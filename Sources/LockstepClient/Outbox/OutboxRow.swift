@@ -9,6 +9,11 @@ import LockstepCore
 /// until the server answers. `accepted` means the server's HTTP answer said it applied the
 /// change and the change feed will bring the acknowledgement. `rejected` rows stay for the app
 /// to inspect; they are no longer pending.
+///
+/// A row that stands alone for its object is sent as the diff from the ghost to the local
+/// object, so concurrent text edits merge. Rows handed to peers (`shared`), rows carried for a
+/// peer (`author`), and rows queued behind others are sent as their member edits instead, each
+/// member only while this row is still its latest writer.
 struct OutboxRow {
     enum Status: String {
         case queued, sent, accepted, rejected
@@ -28,6 +33,12 @@ struct OutboxRow {
     /// edits made after the change are the difference between this and the local object.
     var expected: JSONObject?
     var editTime: Int64?
+    /// What this row's edits set and unset; `nil` for rows queued before peers existed.
+    var members: MemberEdits?
+    /// The client that made the change, when this client only carries it for a peer.
+    var author: String?
+    /// Handed to peers: its ccid is out, so it takes no further edits.
+    var shared: Bool
     var error: Int?
     var message: String?
     var createdAt: Date
@@ -48,6 +59,10 @@ struct OutboxRow {
         let expectedText: String? = row["expected"]
         expected = try expectedText.map(LocalRecords.decode)
         editTime = row["edit_time"]
+        let membersText: String? = row["members"]
+        members = try membersText.map { try MemberEdits(json: JSONValue(parsing: $0)) }
+        author = row["author"]
+        shared = row["shared"]
         error = row["error"]
         message = row["message"]
         createdAt = Date(timeIntervalSince1970: row["created_at"])
@@ -91,7 +106,7 @@ struct OutboxRow {
     static func withChangeID(_ db: Database, _ bucket: String, _ changeIDs: [String]) throws -> OutboxRow? {
         for changeID in changeIDs {
             if let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM outbox WHERE bucket = ? AND ccid = ? AND status IN ('sent', 'accepted')",
+                db, sql: "SELECT * FROM outbox WHERE bucket = ? AND ccid = ? AND status != 'rejected'",
                 arguments: [bucket, changeID])
             {
                 return try OutboxRow(row: row)
@@ -121,28 +136,58 @@ struct OutboxRow {
     }
 
     /// Adds an edit to the object's queued change, or queues a new change: unsent edits to one
-    /// object coalesce, keeping the highest priority and the latest edit time.
+    /// object coalesce, keeping the highest priority and the latest edit time. A change already
+    /// handed to peers takes no more edits. The edited members are stamped with the change.
     static func enqueue(
         _ db: Database, _ bucket: String, _ key: String, _ operation: OutboxChange.Operation, priority: ChangePriority,
-        editTime: Int64?
+        editTime: Int64?, edits: MemberEdits, clientID: String
     ) throws {
+        let changeID: String
         if let queued = try Row.fetchOne(
-            db, sql: "SELECT id, priority FROM outbox WHERE bucket = ? AND key = ? AND status = 'queued'",
+            db,
+            sql: """
+                SELECT id, priority, ccid, members FROM outbox
+                WHERE bucket = ? AND key = ? AND status = 'queued' AND author IS NULL AND shared = 0
+                """,
             arguments: [bucket, key])
         {
             let kept = max(priority.rawValue, queued["priority"] as Int)
+            let earlier = try (queued["members"] as String?).map { try MemberEdits(json: JSONValue(parsing: $0)) } ?? MemberEdits()
             try db.execute(
-                sql: "UPDATE outbox SET operation = ?, priority = ?, edit_time = COALESCE(?, edit_time) WHERE id = ?",
-                arguments: [operation.rawValue, kept, editTime, queued["id"] as Int64])
+                sql: "UPDATE outbox SET operation = ?, priority = ?, edit_time = COALESCE(?, edit_time), members = ? WHERE id = ?",
+                arguments: [operation.rawValue, kept, editTime, encode(earlier.followed(by: edits)), queued["id"] as Int64])
+            changeID = queued["ccid"]
         } else {
+            changeID = newChangeID()
             try db.execute(
                 sql: """
-                    INSERT INTO outbox (bucket, key, ccid, operation, priority, status, edit_time, created_at)
-                    VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)
+                    INSERT INTO outbox (bucket, key, ccid, operation, priority, status, edit_time, members, created_at)
+                    VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)
                     """,
-                arguments: [bucket, key, newChangeID(), operation.rawValue, priority.rawValue, editTime,
+                arguments: [bucket, key, changeID, operation.rawValue, priority.rawValue, editTime, encode(edits),
                             Date().timeIntervalSince1970])
         }
+        for member in edits.members {
+            try MemberStamps.set(
+                db, bucket, key, members: [member],
+                to: MemberStamp(time: edits.times[member] ?? editTime, clientID: clientID, changeID: changeID))
+        }
+    }
+
+    /// Queues a peer's change for the server, to be sent with the peer's ccid and edit time.
+    static func enqueueCarried(_ db: Database, _ change: PeerChange) throws {
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO outbox
+                    (bucket, key, ccid, operation, priority, status, edit_time, members, author, shared, created_at)
+                VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, 1, ?)
+                """,
+            arguments: [change.bucket, change.key, change.changeID, change.operation.rawValue, ChangePriority.normal.rawValue,
+                        change.editTime, encode(change.edits), change.author, Date().timeIntervalSince1970])
+    }
+
+    static func encode(_ edits: MemberEdits) -> String {
+        JSONSerializer().string(edits.json)
     }
 
     static func newChangeID() -> String {

@@ -5,9 +5,10 @@ extension Replica {
     /// The changes to send now, as the server reads them.
     ///
     /// With `resend`, first every change sent before and never answered (after a reconnect),
-    /// unchanged and with its ccid. Then the queued changes of objects that have no change in
-    /// flight, highest priority first: each is frozen as the diff from the ghost to the local
-    /// object at this moment, so every edit queued since the last send goes out as one change.
+    /// unchanged and with its ccid. Then the first queued change of each object that has no
+    /// change in flight, highest priority first. A change that stands alone is frozen as the diff
+    /// from the ghost to the local object at this moment, so every edit queued since the last
+    /// send goes out as one change; others go out as their member edits (see ``OutboxRow``).
     func takeOutgoing(bucket: String, resend: Bool, limit: Int = 500) async throws -> [JSONValue] {
         try await database.write { db in
             var outgoing: [JSONValue] = []
@@ -20,17 +21,18 @@ extension Replica {
                 db,
                 sql: """
                     SELECT * FROM outbox AS q WHERE bucket = ? AND status = 'queued' AND NOT EXISTS (
-                        SELECT 1 FROM outbox AS s WHERE s.bucket = q.bucket AND s.key = q.key AND s.status IN ('sent', 'accepted'))
+                        SELECT 1 FROM outbox AS s WHERE s.bucket = q.bucket AND s.key = q.key
+                            AND (s.status IN ('sent', 'accepted') OR (s.status = 'queued' AND s.id < q.id)))
                     ORDER BY priority DESC, id LIMIT ?
                     """,
                 arguments: [bucket, limit]
             ).map(OutboxRow.init)
             for var row in queued {
-                guard try Self.freeze(db, &row) else {
-                    try OutboxRow.delete(db, id: row.id)
-                    continue
+                switch try Self.freeze(db, &row) {
+                case .send: outgoing.append(row.wireJSON)
+                case .drop: try OutboxRow.delete(db, id: row.id)
+                case .wait: continue
                 }
-                outgoing.append(row.wireJSON)
             }
             return outgoing
         }
@@ -48,30 +50,58 @@ extension Replica {
         }
     }
 
-    /// Fixes a queued change's payload against the ghost and marks it sent; `false` when there
-    /// is nothing left to send.
-    private static func freeze(_ db: Database, _ row: inout OutboxRow) throws -> Bool {
+    private enum Freezing {
+        case send
+        /// Nothing is left to send.
+        case drop
+        /// Not yet: a removal of an object the server has not seen, whose creation a peer carries.
+        case wait
+    }
+
+    /// Fixes a queued change's payload against the ghost and marks it sent.
+    private static func freeze(_ db: Database, _ row: inout OutboxRow) throws -> Freezing {
         let ghost = try LocalRecords.ghost(db, row.bucket, row.key)
         let local = try LocalRecords.local(db, row.bucket, row.key)
+        let othersPending = try OutboxRow.all(db, row.bucket, row.key).count > 1
+        let standsAlone = row.author == nil && !row.shared && !othersPending
         switch (row.operation, local) {
-        case (.modify, .present(let data)):
+        case (.remove, _):
+            guard ghost != nil else { return standsAlone ? .drop : .wait }
+            row.expected = nil
+        case (.modify, .present(let data)) where standsAlone:
             let diff = ObjectDiff(from: ghost?.data ?? [:], to: data)
-            if diff.isEmpty && ghost != nil { return false }
+            if diff.isEmpty && ghost != nil { return .drop }
             row.diff = diff
             row.sourceVersion = ghost?.version
             row.expected = data
-        case (.remove, _):
-            guard ghost != nil else { return false }
-            row.expected = nil
+        case (.modify, _) where !standsAlone:
+            guard ghost?.isDeleted != true else { return .drop }
+            let base = ghost?.data ?? [:]
+            let edits = try winningEdits(db, row, local: local, base: base)
+            let diff = ObjectDiff(from: base, to: edits.applied(to: base))
+            if diff.isEmpty && ghost != nil { return .drop }
+            row.diff = diff
+            row.sourceVersion = ghost?.version
+            row.expected = local.data ?? edits.applied(to: base)
         default:
-            return false
+            return .drop
         }
         row.status = .sent
         try db.execute(
             sql: "UPDATE outbox SET status = 'sent', diff = ?, source_version = ?, expected = ? WHERE id = ?",
             arguments: [row.diff.map { JSONSerializer().string($0.json) }, row.sourceVersion,
                         row.expected.map(LocalRecords.encode), row.id])
-        return true
+        return .send
+    }
+
+    /// The row's member edits that are still the latest writes of their members here: a member
+    /// a later change (local, remote or a peer's) wrote since is left to that change. Once the
+    /// object is deleted here, the whole edit goes, for the removal behind it to apply to.
+    private static func winningEdits(_ db: Database, _ row: OutboxRow, local: LocalState, base: JSONObject) throws -> MemberEdits {
+        let edits = row.members ?? MemberEdits(from: base, to: local.data ?? base)
+        guard case .present = local else { return edits }
+        let stamps = try MemberStamps.all(db, row.bucket, row.key)
+        return edits.restricted(to: edits.members.filter { stamps[$0]?.changeID == row.changeID })
     }
 
     /// The HTTP answer to `POST /changes` said our change was applied; its acknowledgement will

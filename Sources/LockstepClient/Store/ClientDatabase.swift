@@ -52,6 +52,29 @@ enum ClientDatabase {
                     walk_id INTEGER NOT NULL DEFAULT 0, options TEXT);
                 """)
         }
+        migrator.registerMigration("v2: peers") { db in
+            try db.execute(sql: """
+                -- What each row's edits set and unset ({"set":{…},"unset":[…]}), kept as they coalesce;
+                -- author is the client that made a change carried for a peer (NULL: this client);
+                -- shared rows were handed to peers and take no more edits.
+                ALTER TABLE outbox ADD COLUMN members TEXT;
+                ALTER TABLE outbox ADD COLUMN author TEXT;
+                ALTER TABLE outbox ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+                -- Who last wrote each member of an object, by corrected time: peers merge by it.
+                CREATE TABLE stamps (
+                    bucket TEXT NOT NULL, key TEXT NOT NULL, member TEXT NOT NULL,
+                    time INTEGER, clientid TEXT NOT NULL, ccid TEXT NOT NULL,
+                    PRIMARY KEY (bucket, key, member));
+                -- Every change this client has to give peers, its own and those it carries, in the
+                -- order it learnt them; peers resume by seq. source is the peer it came from.
+                CREATE TABLE peer_log (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT, bucket TEXT NOT NULL, ccid TEXT NOT NULL,
+                    change TEXT NOT NULL, source TEXT, UNIQUE (bucket, ccid));
+                -- How far into each peer's log this client has applied.
+                CREATE TABLE peer_cursors (
+                    bucket TEXT NOT NULL, peer TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (bucket, peer));
+                """)
+        }
         return migrator
     }
 }

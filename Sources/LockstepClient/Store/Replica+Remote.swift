@@ -101,10 +101,14 @@ extension Replica {
         }
         let base = ghost?.data ?? [:]
         try LocalRecords.setGhost(db, bucket, key, Ghost(version: change.endVersion, data: data, isDeleted: false))
+        let remoteStamp = MemberStamp(time: change.editTime, clientID: change.clientID, changeID: change.changeIDs.first ?? "")
+        let remoteWon = try MemberStamps.raise(db, bucket, key, members: MemberEdits(from: base, to: data).members) { _ in remoteStamp }
         let pending = try OutboxRow.all(db, bucket, key)
         guard !pending.isEmpty else {
             return try setLocal(db, bucket, key, from: old, to: .present(data), origin: .remote).map { [$0] } ?? []
         }
+        // A queued change may have waited for this version (a removal of an object a peer created).
+        outcome.sendMore = true
         let mine = EditStamp(time: pending.compactMap(\.editTime).max(), clientID: clientID)
         let winner = MergeRules.winner(incoming: mine, applied: change.stamp)
         for row in pending where row.status != .queued {
@@ -114,7 +118,10 @@ extension Replica {
             }
         }
         guard case .present(let local) = old else { return [] }
-        let rebased = rebase(local, from: base, over: change.diff, onto: data, winner: winner)
+        var rebased = rebase(local, from: base, over: change.diff, onto: data, winner: winner)
+        // Where pending changes of several writers disagree with the remote one, the member
+        // stamps know who wrote last.
+        for member in remoteWon { rebased[member] = data[member] }
         return try setLocal(db, bucket, key, from: old, to: .present(rebased), origin: .remote).map { [$0] } ?? []
     }
 }

@@ -69,6 +69,7 @@ final class Replica: Sendable {
     /// Stores `object` as the local state of `key` and queues the change for the server.
     func put(bucket: String, key: String, object: JSONObject, priority: ChangePriority) async throws {
         let editTime = editTimes.serverTimeNow()
+        let clientID = clientID
         try await write { db in
             let old = try LocalRecords.local(db, bucket, key)
             let ghost = try LocalRecords.ghost(db, bucket, key)
@@ -78,7 +79,7 @@ final class Replica: Sendable {
             guard old != .present(object) else { return [] }
             let new = LocalState.present(object)
             try LocalRecords.setLocal(db, bucket, key, new)
-            try OutboxRow.enqueue(db, bucket, key, .modify, priority: priority, editTime: editTime)
+            try Self.enqueueEdit(db, bucket, key, from: old.data ?? [:], to: object, priority: priority, at: editTime, by: clientID)
             return BucketEvent.between(old, new, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
         }
         outboxChanged.signal()
@@ -87,17 +88,19 @@ final class Replica: Sendable {
     /// Changes the local state of an existing object through `transform`.
     func update(bucket: String, key: String, priority: ChangePriority, _ transform: @Sendable @escaping (inout JSONObject) throws -> Void) async throws {
         let editTime = editTimes.serverTimeNow()
+        let clientID = clientID
         try await write { db in
             let old = try LocalRecords.local(db, bucket, key)
             switch old {
             case .removed: throw LockstepClientError.removed(bucket: bucket, key: key)
             case .absent: throw LockstepClientError.notFound(bucket: bucket, key: key)
-            case .present(var object):
+            case .present(let before):
+                var object = before
                 try transform(&object)
                 let new = LocalState.present(object)
                 guard new != old else { return [] }
                 try LocalRecords.setLocal(db, bucket, key, new)
-                try OutboxRow.enqueue(db, bucket, key, .modify, priority: priority, editTime: editTime)
+                try Self.enqueueEdit(db, bucket, key, from: before, to: object, priority: priority, at: editTime, by: clientID)
                 return BucketEvent.between(old, new, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
             }
         }
@@ -105,9 +108,10 @@ final class Replica: Sendable {
     }
 
     /// Removes `key` locally (leaving a tombstone) and queues the removal for the server, unless
-    /// the server never heard of the object.
+    /// the server never heard of the object and no peer holds it.
     func delete(bucket: String, key: String, priority: ChangePriority) async throws {
         let editTime = editTimes.serverTimeNow()
+        let clientID = clientID
         try await write { db in
             let old = try LocalRecords.local(db, bucket, key)
             guard case .present = old else {
@@ -116,9 +120,10 @@ final class Replica: Sendable {
             }
             try LocalRecords.setLocal(db, bucket, key, .removed)
             let known = try LocalRecords.ghost(db, bucket, key) != nil
-                || OutboxRow.all(db, bucket, key).contains { $0.status != .queued }
+                || OutboxRow.all(db, bucket, key).contains { $0.status != .queued || $0.shared || $0.author != nil }
             if known {
-                try OutboxRow.enqueue(db, bucket, key, .remove, priority: priority, editTime: editTime)
+                try OutboxRow.enqueue(
+                    db, bucket, key, .remove, priority: priority, editTime: editTime, edits: MemberEdits(), clientID: clientID)
             } else {
                 try OutboxRow.deleteAll(db, bucket, key)
             }
@@ -129,6 +134,17 @@ final class Replica: Sendable {
 }
 
 extension Replica {
+    /// Queues the edit from `old` to `new`, stamped no earlier than what it overwrites.
+    fileprivate static func enqueueEdit(
+        _ db: Database, _ bucket: String, _ key: String, from old: JSONObject, to new: JSONObject, priority: ChangePriority,
+        at now: Int64?, by clientID: String
+    ) throws {
+        let time = try MemberStamps.editTime(db, bucket, key, members: MemberEdits(from: old, to: new).members, now: now)
+        try OutboxRow.enqueue(
+            db, bucket, key, .modify, priority: priority, editTime: time, edits: MemberEdits(from: old, to: new, at: time),
+            clientID: clientID)
+    }
+
     /// Changes not yet acknowledged by the server.
     func pendingCount() throws -> Int {
         try database.read { db in

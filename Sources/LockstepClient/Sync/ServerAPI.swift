@@ -60,15 +60,35 @@ struct ServerAPI: Sendable {
         return options
     }
 
-    private func json(_ method: String, _ bucket: String, _ path: String, body: JSONValue? = nil, timeout: TimeAmount) async throws -> JSONValue {
-        let (status, _, bytes) = try await send(method, bucket, path, body: body, timeout: timeout)
+    /// The bucket's peer key (hex), which nearby devices syncing it prove to each other. Asked
+    /// when peers may be all there is, so an unreachable server is an error at once.
+    func peerKey(bucket: String) async throws -> String {
+        let answer = try await json("GET", bucket, "peerkey", timeout: .seconds(30), client: Self.failingFast)
+        guard let key = answer["key"]?.stringValue else {
+            throw HTTPFailure(status: 200, body: "a peer key answer without a key")
+        }
+        return key
+    }
+
+    /// An HTTP client that does not retry a connection that failed: its callers have a person
+    /// waiting, and nothing to gain from the shared client's retries until the deadline.
+    private static let failingFast: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    private func json(
+        _ method: String, _ bucket: String, _ path: String, body: JSONValue? = nil, timeout: TimeAmount, client: HTTPClient = .shared
+    ) async throws -> JSONValue {
+        let (status, _, bytes) = try await send(method, bucket, path, body: body, timeout: timeout, client: client)
         guard status == 200 else { throw HTTPFailure(status: status, body: String(decoding: bytes, as: UTF8.self)) }
         return try JSONValue(parsing: bytes)
     }
 
-    private func send(_ method: String, _ bucket: String, _ path: String, body: JSONValue?, timeout: TimeAmount) async throws
-        -> (Int, HTTPHeaders, [UInt8])
-    {
+    private func send(
+        _ method: String, _ bucket: String, _ path: String, body: JSONValue?, timeout: TimeAmount, client: HTTPClient = .shared
+    ) async throws -> (Int, HTTPHeaders, [UInt8]) {
         var request = HTTPClientRequest(url: "\(baseURL)/1/\(escape(app))/\(escape(bucket))/\(path)")
         request.method = .RAW(value: method)
         request.headers.add(name: "X-Simperium-Token", value: token)
@@ -76,7 +96,7 @@ struct ServerAPI: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body.jsonBytes))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await client.execute(request, timeout: timeout)
         let buffer = try await response.body.collect(upTo: 256 * 1024 * 1024)
         if response.status == .unauthorized {
             throw LockstepClientError.unauthorized(String(buffer: buffer))

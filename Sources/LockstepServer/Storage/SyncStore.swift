@@ -23,6 +23,10 @@ public protocol SyncStore: Sendable {
     func insertToken(_ token: TokenRecord) async throws
     func token(hash: String) async throws -> TokenRecord?
 
+    /// The app's secret for peer keys (hex), drawn at random on first use and the same on every
+    /// node from then on; `nil` when there is no such app.
+    func peerSecret(appID: String) async throws -> String?
+
     // MARK: Buckets
 
     /// The options of a bucket of an app (shared, presence, read-only…); `nil` when none were set.

@@ -6,5 +6,8 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure Lockstep's speed and accuracy (build with -c release).",
-        subcommands: [BenchDiff.self, BenchClock.self, BenchReleases.self, BenchStore.self, FanoutBenchmark.self, ClientBenchmark.self])
+        subcommands: [
+            BenchDiff.self, BenchClock.self, BenchReleases.self, BenchStore.self, FanoutBenchmark.self, ClientBenchmark.self,
+            PeerBenchmark.self,
+        ])
 }

@@ -10,6 +10,9 @@ import FoundationNetworking
 /// The server a benchmark's clients talk to: one started in this process on 127.0.0.1 over a
 /// temporary SQLite file, or one already running.
 struct BenchTarget: Sendable {
+    /// The server's HTTP base URL and the app's id.
+    let baseURL: String
+    let app: String
     /// The streaming socket's URL.
     let socketURL: String
     /// A user's access token.
@@ -42,6 +45,7 @@ struct BenchTarget: Sendable {
             throw CommandError("the in-process server did not start")
         }
         return BenchTarget(
+            baseURL: "http://127.0.0.1:\(port)", app: app.appID,
             socketURL: "ws://127.0.0.1:\(port)/sock/1/\(app.appID)/websocket", token: grant.accessToken,
             description: "a server in this process on 127.0.0.1:\(port), SQLite at \(path)",
             shareBucket: { bucket in
@@ -60,6 +64,7 @@ struct BenchTarget: Sendable {
         let grant = try await post("\(base)/1/\(app)/token", adminToken: adminToken, body: ["username": "bench"])
         guard let token = grant["access_token"]?.stringValue else { throw CommandError("the server issued no token: \(grant)") }
         return BenchTarget(
+            baseURL: base, app: app,
             socketURL: try Tail.socketURL(base: base, app: app), token: token, description: "the server at \(base)",
             shareBucket: { bucket in
                 _ = try await post("\(base)/1/\(app)/__options__/i/\(bucket)", adminToken: adminToken, body: ["shared": true])

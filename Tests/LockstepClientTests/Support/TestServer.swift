@@ -26,17 +26,22 @@ struct TestServer: Sendable {
         return limits
     }
 
+    /// Starts a server; with `directory`, `port` and `app`, starts again one that was stopped
+    /// keeping its files (see ``restart()``).
     /// - Parameter clockOffset: How far ahead of this machine's clock the server's reads, in ns.
-    static func start(limits: Limits = testLimits, directory: URL? = nil, clockOffset: Int64 = 0) async throws -> TestServer {
+    static func start(
+        limits: Limits = testLimits, directory: URL? = nil, port: Int = 0, app existing: AccountService.AppCredentials? = nil,
+        clockOffset: Int64 = 0
+    ) async throws -> TestServer {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let store = try SQLiteStore(path: directory.appendingPathComponent("lockstep.sqlite").path)
         var logger = Logger(label: "lockstep-test")
         logger.logLevel = .warning
         let services = LockstepServices(store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffset), logger: logger)
-        let app = try await services.accounts.createApp(name: "test")
+        let app = if let existing { existing } else { try await services.accounts.createApp(name: "test") }
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let application = LockstepServer.application(services: services, host: "127.0.0.1", port: 0) { channel in
+        let application = LockstepServer.application(services: services, host: "127.0.0.1", port: port) { channel in
             portContinuation.yield(channel.localAddress?.port ?? 0)
             portContinuation.finish()
         }
@@ -49,10 +54,15 @@ struct TestServer: Sendable {
         return TestServer(services: services, port: port, app: app, directory: directory, running: running)
     }
 
-    func stop() async {
+    func stop(keepingFiles: Bool = false) async {
         running.cancel()
         _ = await running.result
-        try? FileManager.default.removeItem(at: directory)
+        if !keepingFiles { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// The same server again, after ``stop(keepingFiles:)``: same port, database, app and users.
+    func restart() async throws -> TestServer {
+        try await TestServer.start(directory: directory, port: port, app: app)
     }
 
     /// Issues a token for a new user.

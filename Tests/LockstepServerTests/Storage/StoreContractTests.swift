@@ -234,4 +234,17 @@ struct StoreContractTests {
             #expect(try await store.orphanedPresenceClaims() == [goneToo])
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func peerSecretIsDrawnOncePerApp(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let first = try await insertTestApp(store, id: "a-app")
+            let second = try await insertTestApp(store, id: "b-app")
+            let secret = try #require(try await store.peerSecret(appID: first))
+            #expect(secret.count == 64)
+            #expect(try await store.peerSecret(appID: first) == secret)
+            #expect(try await store.peerSecret(appID: second) != secret)
+            #expect(try await store.peerSecret(appID: "nope") == nil)
+        }
+    }
 }

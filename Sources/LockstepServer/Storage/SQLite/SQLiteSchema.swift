@@ -100,6 +100,9 @@ enum SQLiteSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v3: peer secrets") { db in
+            try db.execute(sql: "ALTER TABLE apps ADD COLUMN peer_secret TEXT")
+        }
         return migrator
     }
 }

@@ -91,6 +91,16 @@ public final class SQLiteStore: SyncStore {
         }
     }
 
+    public func peerSecret(appID: String) async throws -> String? {
+        try await pool.write { db in
+            // Set once: a second caller keeps the first caller's secret.
+            try db.execute(
+                sql: "UPDATE apps SET peer_secret = ? WHERE id = ? AND peer_secret IS NULL",
+                arguments: [Secrets.randomHex(byteCount: 32), appID])
+            return try String.fetchOne(db, sql: "SELECT peer_secret FROM apps WHERE id = ?", arguments: [appID])
+        }
+    }
+
     private static func app(_ row: Row) -> AppRecord {
         AppRecord(
             id: row["id"], name: row["name"], apiKeyHash: row["api_key_hash"], adminTokenHash: row["admin_token_hash"],

@@ -1,6 +1,6 @@
-/// Lowercase hexadecimal, as windows and keys carry digests, anchors and keys.
-enum Hex {
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+/// Lowercase hexadecimal: how digests, keys and secrets travel in JSON and are stored.
+public enum Hex {
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         for byte in bytes {
@@ -10,7 +10,7 @@ enum Hex {
         return String(decoding: text, as: UTF8.self)
     }
 
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

@@ -1,0 +1,136 @@
+import Foundation
+import LockstepCore
+
+/// The peer protocol over one link.
+///
+/// 1. Each side sends a hello in the clear: `{"lockstep-peer":1,"peer":…,"bucket":…,"nonce":…}`.
+/// 2. Both derive the link's keys (``PeerKeys``); from here every message is sealed. The first
+///    sealed message, `{"want":N}` (the last position of the other's log this side holds),
+///    proves the sender has the peer key.
+/// 3. Each side sends `{"changes":[{"seq":…,"change":…},…]}` from its log after the other's
+///    `want`, then keeps sending as its log grows, until the link closes.
+struct PeerSession {
+    let link: any PeerLink
+    let replica: Replica
+    let bucket: String
+    let peerKey: [UInt8]
+    let configuration: PeerSync.Configuration
+    let onAuthenticated: @Sendable (String) -> Void
+    let onClosed: @Sendable (String) -> Void
+
+    /// Runs the session until the link closes; returns the peer's client id.
+    func run() async throws -> String {
+        defer { link.close() }
+        // A peer that stalls before proving itself is cut off, rather than held open for ever.
+        let watchdog = Task { [link, timeout = configuration.handshakeTimeout] in
+            try await Task.sleep(for: timeout)
+            link.close()
+        }
+        defer { watchdog.cancel() }
+        var incoming = link.incoming.makeAsyncIterator()
+        let hello = Self.hello(clientID: replica.clientID, bucket: bucket)
+        try await link.send(hello)
+        guard let theirHello = try await incoming.next() else { throw PeerSyncError.protocolViolation("closed before its hello") }
+        let peer = try Self.checkHello(theirHello, bucket: bucket, clientID: replica.clientID)
+        var keys = link.isInitiator
+            ? PeerKeys(peerKey: peerKey, isInitiator: true, initiatorHello: hello, acceptorHello: theirHello)
+            : PeerKeys(peerKey: peerKey, isInitiator: false, initiatorHello: theirHello, acceptorHello: hello)
+
+        // Noted before the first send, so that no change slips between the two.
+        let seen = replica.outboxChanged.generation
+        let cursor = try await replica.peerCursor(bucket: bucket, peer: peer)
+        try await link.send(try keys.sealing.seal(JSONValue.object(["want": .integer(cursor)]).jsonBytes))
+        guard let first = try await incoming.next() else { throw PeerSyncError.protocolViolation("closed before its first message") }
+        guard let want = try Self.message(try keys.opening.open(first))["want"]?.integerValue else {
+            throw PeerSyncError.protocolViolation("the first message is not a want")
+        }
+        watchdog.cancel()
+        onAuthenticated(peer)
+        defer { onClosed(peer) }
+
+        let sealer = keys.sealing
+        let opener = keys.opening
+        let link = link
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    try await send(after: want, to: peer, sealer: sealer, changesAfter: seen)
+                } catch {
+                    link.close()  // which ends the receiving below
+                    throw error
+                }
+            }
+            defer { group.cancelAll() }
+            try await receive(from: peer, opener: opener, incoming: &incoming)
+        }
+        return peer
+    }
+
+    /// Sends the log from `want` on, then whatever it gains: local edits and changes from other
+    /// peers both signal the outbox.
+    private func send(after want: Int64, to peer: String, sealer: PeerSealer, changesAfter generation: UInt64) async throws {
+        var sealer = sealer
+        var sentThrough = want
+        var seen = generation
+        repeat {
+            try await replica.shareOwnChanges(bucket: bucket)
+            while true {
+                let batch = try await replica.peerChanges(
+                    bucket: bucket, after: sentThrough, excludingSource: peer, limit: configuration.changesPerMessage)
+                guard let last = batch.last else { break }
+                let changes = batch.map { JSONValue.object(["seq": .integer($0.seq), "change": $0.change.json]) }
+                let message = JSONValue.object(["changes": .array(changes)]).jsonBytes
+                guard message.count <= configuration.maximumMessageBytes else { throw PeerSyncError.messageTooLarge(message.count) }
+                try await link.send(try sealer.seal(message))
+                sentThrough = last.seq
+            }
+            seen = await replica.outboxChanged.wait(after: seen)
+        } while !Task.isCancelled
+    }
+
+    private func receive(
+        from peer: String, opener: PeerOpener, incoming: inout AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
+    ) async throws {
+        var opener = opener
+        while let frame = try await incoming.next() {
+            guard frame.count <= configuration.maximumMessageBytes + 16 else { throw PeerSyncError.messageTooLarge(frame.count) }
+            let message = try Self.message(try opener.open(frame))
+            guard let entries = message["changes"]?.arrayValue else { continue }
+            let changes = try entries.map { entry in
+                guard let seq = entry["seq"]?.integerValue, let change = entry["change"] else {
+                    throw PeerSyncError.protocolViolation("a change without seq")
+                }
+                return LoggedPeerChange(seq: seq, change: try PeerChange(json: change, bucket: bucket))
+            }
+            try await replica.takeFromPeer(bucket: bucket, peer: peer, changes)
+        }
+    }
+
+    private static func hello(clientID: String, bucket: String) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let nonce = Hex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        return JSONValue.object([
+            "lockstep-peer": .integer(1), "peer": .string(clientID), "bucket": .string(bucket), "nonce": .string(nonce),
+        ]).jsonBytes
+    }
+
+    private static func checkHello(_ bytes: [UInt8], bucket: String, clientID: String) throws -> String {
+        let hello = try message(bytes)
+        guard hello["lockstep-peer"]?.integerValue == 1, let peer = hello["peer"]?.stringValue, !peer.isEmpty,
+            hello["nonce"]?.stringValue?.count == 64
+        else { throw PeerSyncError.protocolViolation("not a Lockstep peer hello") }
+        guard hello["bucket"]?.stringValue == bucket else {
+            throw PeerSyncError.protocolViolation("the peer syncs bucket \(hello["bucket"]?.stringValue ?? "?"), not \(bucket)")
+        }
+        guard peer != clientID else { throw PeerSyncError.protocolViolation("a link to this client itself") }
+        return peer
+    }
+
+    private static func message(_ bytes: [UInt8]) throws -> JSONValue {
+        do {
+            return try JSONValue(parsing: bytes)
+        } catch {
+            throw PeerSyncError.protocolViolation("a message that is not JSON")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import LockstepCore
+import Testing
+
+/// The `inventory` example as movers would run it: separate processes, one store per phone,
+/// a real server that is down while the phones sync with each other over TCP.
+@Suite("inventory example", .serialized)
+struct InventoryTests {
+    @Test("two movers edit offline, sync phone to phone, then with the server")
+    func offlineJob() async throws {
+        var server = try await TestServer.start()
+        _ = try await server.request("POST", "__options__/i/inventory", token: server.app.adminToken, body: ["shared": true])
+        let stores = (0..<2).map { _ in temporaryStore() }
+        defer { stores.forEach(removeStore) }
+        var tokens: [String] = []
+        for index in 0..<2 { tokens.append(try await server.createUser("mover-\(index)@example.com")) }
+        let movers = (0..<2).map { index in
+            ["--server", server.baseURL.absoluteString, "--app", server.appID, "--token", tokens[index], "--store", stores[index].path]
+        }
+        func inventory(_ mover: Int, _ command: String, _ arguments: String...) async throws -> String {
+            let result = try await LockstepTool.run([command] + movers[mover] + arguments, program: "inventory")
+            try #require(result.status == 0, "inventory \(command) \(arguments): \(result.output)")
+            return result.output
+        }
+        func items(_ mover: Int) async throws -> JSONObject {
+            try #require(try JSONValue(parsing: Array(try await inventory(mover, "list", "--json").utf8)).objectValue)
+        }
+
+        let sofa = try await inventory(0, "add", "--name", "Sofa", "--category", "furniture", "--barcode", "4006381333931", "--photo", "sofa-1.jpg")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let lamp = try await inventory(0, "add", "--name", "Lamp", "--category", "lighting")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await inventory(0, "sync")
+        _ = try await inventory(1, "sync")
+        #expect(try await items(1).keys.sorted() == [sofa, lamp].sorted())
+
+        await server.stop(keepingFiles: true)
+        _ = try await inventory(0, "change", sofa, "--status", "packed", "--add-photo", "sofa-2.jpg")
+        _ = try await inventory(1, "delete", lamp)
+        let box = try await inventory(1, "add", "--name", "Books", "--category", "boxes", "--status", "packed")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // The second phone listens on a port the first dials (and dials again, until it answers).
+        let port = Int.random(in: 20_000...30_000)
+        async let listening = LockstepTool.run(
+            ["peer"] + movers[1] + ["--port", "\(port)", "--no-multicast", "--seconds", "6"], program: "inventory")
+        async let dialling = LockstepTool.run(
+            ["peer"] + movers[0] + ["--no-multicast", "--seconds", "6", "--connect", "127.0.0.1:\(port)"], program: "inventory")
+        let (heard, dialled) = try await (listening, dialling)
+        #expect(heard.status == 0 && dialled.status == 0, "\(heard.output)\n\(dialled.output)")
+        #expect(heard.output.contains("joined "), "\(heard.output)")
+        #expect(heard.output.contains("inserted \(box)") == false, "its own item is not news to the phone that made it")
+        #expect(dialled.output.contains("inserted \(box)"), "\(dialled.output)")
+        let (one, two) = (try await items(0), try await items(1))
+        #expect(one == two)
+        #expect(one[lamp] == nil)
+        #expect(one[sofa]?["status"] == "packed")
+        #expect(one[sofa]?["photos"] == ["sofa-1.jpg", "sofa-2.jpg"])
+        #expect(one[box]?["category"] == "boxes")
+
+        server = try await server.restart()
+        _ = try await inventory(1, "sync")
+        _ = try await inventory(0, "sync")
+        let onServer = try await server.objects("inventory", token: tokens[0])
+        #expect(Set(onServer.keys) == [sofa, box])
+        #expect(onServer[sofa]?["status"] == "packed")
+        await server.stop()
+    }
+}
