@@ -74,7 +74,7 @@ struct PeerBenchmark: AsyncParsableCommand {
                 "| \(name) | \(Measure.format(seconds: figures.catchUp)) | \(String(format: "%.0f", Double(objects) / figures.catchUp)) "
                     + "| \(Measure.format(seconds: figures.percentile(0.5))) | \(Measure.format(seconds: figures.percentile(0.99))) |")
         }
-        say(String(format: "peers / server: catch-up ×%.2f faster, edit latency p50 ×%.2f lower",
+        say(String(format: "server / peers, same run: catch-up time ×%.2f, edit latency p50 ×%.2f",
                    viaServer.catchUp / viaPeers.catchUp, viaServer.percentile(0.5) / viaPeers.percentile(0.5)))
     }
 
