@@ -94,6 +94,14 @@ struct OutboxRow {
         return .object(fields)
     }
 
+    /// What this change sets and unsets; for a row queued before rows kept their member
+    /// edits, the difference between the ghost and what the change was made to (or the local object).
+    func memberEdits(_ db: Database) throws -> MemberEdits {
+        if let members { return members }
+        let ghost = try LocalRecords.ghost(db, bucket, key)?.data ?? [:]
+        return MemberEdits(from: ghost, to: try expected ?? LocalRecords.local(db, bucket, key).data ?? ghost)
+    }
+
     // MARK: Queries
 
     static func all(_ db: Database, _ bucket: String, _ key: String) throws -> [OutboxRow] {

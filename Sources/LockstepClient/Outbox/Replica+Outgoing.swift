@@ -77,7 +77,7 @@ extension Replica {
         case (.modify, _) where !standsAlone:
             guard ghost?.isDeleted != true else { return .drop }
             let base = ghost?.data ?? [:]
-            let edits = try winningEdits(db, row, local: local, base: base)
+            let edits = try winningEdits(db, row, local: local)
             let diff = ObjectDiff(from: base, to: edits.applied(to: base))
             if diff.isEmpty && ghost != nil { return .drop }
             row.diff = diff
@@ -97,8 +97,8 @@ extension Replica {
     /// The row's member edits that are still the latest writes of their members here: a member
     /// a later change (local, remote or a peer's) wrote since is left to that change. Once the
     /// object is deleted here, the whole edit goes, for the removal behind it to apply to.
-    private static func winningEdits(_ db: Database, _ row: OutboxRow, local: LocalState, base: JSONObject) throws -> MemberEdits {
-        let edits = row.members ?? MemberEdits(from: base, to: local.data ?? base)
+    private static func winningEdits(_ db: Database, _ row: OutboxRow, local: LocalState) throws -> MemberEdits {
+        let edits = try row.memberEdits(db)
         guard case .present = local else { return edits }
         let stamps = try MemberStamps.all(db, row.bucket, row.key)
         return edits.restricted(to: edits.members.filter { stamps[$0]?.changeID == row.changeID })

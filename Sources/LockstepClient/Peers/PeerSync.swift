@@ -69,8 +69,13 @@ public final class PeerSync: Sendable {
     /// Fetches the bucket's peer key from the server and keeps it in the store, for syncing
     /// with peers later when the server may be out of reach.
     public func prepare() async throws {
+        _ = try await fetchPeerKey()
+    }
+
+    private func fetchPeerKey() async throws -> String {
         let key = try await client.sync.context.api.peerKey(bucket: bucket)
         try client.replica.setPeerKey(key, bucket: bucket)
+        return key
     }
 
     /// Starts advertising, finding peers and syncing with each (once: a second call does
@@ -91,16 +96,9 @@ public final class PeerSync: Sendable {
     }
 
     private func begin() async throws {
-        if try client.replica.peerKey(bucket: bucket) == nil {
-            do {
-                try await prepare()
-            } catch {
-                throw PeerSyncError.noPeerKey(bucket: bucket)
-            }
-        }
-        guard let hex = try client.replica.peerKey(bucket: bucket), let peerKey = Hex.decode(hex) else {
-            throw PeerSyncError.noPeerKey(bucket: bucket)
-        }
+        var hex = try client.replica.peerKey(bucket: bucket)
+        if hex == nil { hex = try? await fetchPeerKey() }
+        guard let hex, let peerKey = Hex.decode(hex) else { throw PeerSyncError.noPeerKey(bucket: bucket) }
         _ = try client.bucket(bucket)
         let advertisement = PeerAdvertisement(peerID: client.clientID, tag: PeerKeys.advertisedTag(peerKey: peerKey))
         var linkStreams: [AsyncStream<any PeerLink>] = []

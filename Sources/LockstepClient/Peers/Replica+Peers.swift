@@ -20,7 +20,7 @@ extension Replica {
                 arguments: [bucket]
             ).map(OutboxRow.init)
             for row in rows {
-                let edits = try row.members ?? Self.editsSinceGhost(db, row)
+                let edits = try row.memberEdits(db)
                 let change = PeerChange(
                     bucket: bucket, key: row.key, changeID: row.changeID, author: clientID, operation: row.operation,
                     edits: edits, editTime: row.editTime)
@@ -104,13 +104,6 @@ extension Replica {
             sql: "INSERT OR IGNORE INTO peer_log (bucket, ccid, change, source) VALUES (?, ?, ?, ?)",
             arguments: [change.bucket, change.changeID, JSONSerializer().string(change.json), source])
         return db.changesCount > 0
-    }
-
-    /// The edits of a change queued before rows kept their member edits.
-    private static func editsSinceGhost(_ db: Database, _ row: OutboxRow) throws -> MemberEdits {
-        let ghost = try LocalRecords.ghost(db, row.bucket, row.key)?.data ?? [:]
-        let local = try LocalRecords.local(db, row.bucket, row.key).data
-        return MemberEdits(from: ghost, to: row.expected ?? local ?? ghost)
     }
 
     // MARK: Peer keys
