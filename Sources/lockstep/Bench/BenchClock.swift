@@ -31,10 +31,17 @@ struct BenchClock: AsyncParsableCommand {
     var targetBoundMicroseconds: Double?
     @Option(name: .customLong("offset-ms"), help: "How far ahead of this machine's clock the server's is set.")
     var offsetMilliseconds = 1234.567
+    @Option(parsing: .upToNextOption, help: "The relayed links to measure (default: all).")
+    var links: [String] = LinkModel.all.map(\.name)
+    @Flag(name: .customLong("legs"), help: "Also print how ServerClock's exchanges crossed each relayed link, by place in the round.")
+    var showsLegs = false
 
     func validate() throws {
         guard loopbackTrials >= 1, relayTrials >= 1, spreadClients >= 2, spreadRuns >= 1 else {
             throw ValidationError("trial counts must be at least 1 (2 clients for a spread)")
+        }
+        for name in links where !LinkModel.all.contains(where: { $0.name == name }) {
+            throw ValidationError("no link named \(name); the links are \(LinkModel.all.map(\.name).joined(separator: ", "))")
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard (1...8).contains(exchanges) else { throw ValidationError("--exchanges must be 1 to 8") }
@@ -71,12 +78,13 @@ struct BenchClock: AsyncParsableCommand {
 
         var spreads: [(link: LinkModel, baseline: [ClockSpread], measured: [ClockSpread])] = []
         var relayed: [(link: LinkModel, figures: (baseline: ClockFigures, measured: ClockFigures))] = []
-        for link in [LinkModel.gaussian, .gaussianStress, .bufferbloat] {
+        for link in LinkModel.all where links.contains(link.name) {
             let relay = try await DelayRelay.start(targetPort: server.port, link: link)
             let url = URL(string: "http://127.0.0.1:\(relay.port)/")!
             let figures = await compare(url: url, server: server, trials: relayTrials, concurrency: concurrency)
             table.rows(link: "\(link.name): up \(link.up), down \(link.down)", figures)
             relayed.append((link, figures))
+            if showsLegs { figures.measured.legs.lines().forEach { say($0) } }
             var baseline: [ClockSpread] = [], measured: [ClockSpread] = []
             for _ in 0..<spreadRuns {
                 baseline.append(await spread(of: clients.baseline, url: url, server: server))

@@ -13,6 +13,8 @@ struct ClockFigures {
     /// The fraction of estimates whose bar contains the truth.
     var coverage: Double
     var meanExchanges: Double
+    /// How the exchanges crossed the link, by place in the round.
+    var legs: LegFigures
 
     init(_ results: [Result<ClockTrial, any Error>]) {
         let trials = results.compactMap { try? $0.get() }
@@ -24,6 +26,7 @@ struct ClockFigures {
         medianBound = quantile(0.5, of: trials.map { Double($0.errorBound) }.sorted())
         coverage = Double(trials.filter(\.isCovered).count) / Double(max(trials.count, 1))
         meanExchanges = Double(trials.map(\.exchanges).reduce(0, +)) / Double(max(trials.count, 1))
+        legs = LegFigures(results)
     }
 }
 

@@ -12,6 +12,17 @@ struct ClockTrial: Sendable {
     var errorBound: Int64
     /// How many exchanges the round made before it stopped.
     var exchanges: Int
+    /// Each exchange's true one-way delays, in the order they were made.
+    var legs: [Legs]
+
+    /// How long one exchange spent crossing each way, known because client and server read
+    /// the same machine's clock.
+    struct Legs: Sendable {
+        /// Client send to server receive, in nanoseconds.
+        var up: Int64
+        /// Server send to client receive, in nanoseconds.
+        var down: Int64
+    }
 
     /// Whether the truth lies within the reported bar.
     var isCovered: Bool { error.magnitude <= errorBound.magnitude }
@@ -33,7 +44,8 @@ struct ClockTrial: Sendable {
             return ClockTrial(
                 error: estimate.offset(at: local) - truth,
                 errorBound: estimate.errorBound(at: local),
-                exchanges: clock.samples.count)
+                exchanges: clock.samples.count,
+                legs: clock.samples.map { Legs(up: $0.t2 - truth - $0.t1, down: $0.t4 - ($0.t3 - truth)) })
         } catch {
             try? await httpClient.shutdown()
             throw error

@@ -4,10 +4,14 @@ import NIOPosix
 /// A TCP relay on 127.0.0.1 that plays a slow network between clients and a target server,
 /// for machines without a kernel network emulator (`tc netem`).
 ///
-/// Each chunk of data (what one read delivers) waits its own delay, drawn from the link's
+/// Each message (data that one side writes in one go) waits one delay, drawn from the link's
 /// model for its direction, before it is passed on; a direction never reorders, as TCP would
-/// not, so a chunk drawn shorter than the one ahead of it leaves right after it. Connection
-/// setup is not delayed: only what crosses an established connection is.
+/// not, so a message drawn shorter than the one ahead of it leaves right after it.
+///
+/// Connecting to the relay takes no time (it is on this machine), so the relay charges the
+/// handshake to the client's first message instead: that waits a round trip more (a SYN up and
+/// a SYN-ACK down, drawn from the link), as a client's first bytes do on a real network, where
+/// they cannot leave before the handshake is done.
 ///
 /// ```swift
 /// let relay = try await DelayRelay.start(targetPort: 8080, link: .bufferbloat)
@@ -42,7 +46,8 @@ final class DelayRelay: Sendable {
                     .channelOption(.socketOption(.tcp_nodelay), value: 1)
                     .connect(to: target)
                     .flatMapThrowing { outbound in
-                        try inbound.pipeline.syncOperations.addHandler(DelayingForwarder(to: outbound, delay: link.up))
+                        try inbound.pipeline.syncOperations.addHandler(
+                            DelayingForwarder(to: outbound, delay: link.up, handshakeReply: link.down))
                         try outbound.pipeline.syncOperations.addHandler(DelayingForwarder(to: inbound, delay: link.down))
                     }
             }
@@ -57,15 +62,33 @@ final class DelayRelay: Sendable {
     }
 }
 
-/// When each chunk of one direction leaves: when it arrived plus its own delay, but never
+/// When each chunk of one direction leaves: when it arrived plus its message's delay, but never
 /// before the chunk ahead of it, since a TCP connection delivers a direction's bytes in order.
+///
+/// A chunk is what one read delivers, and one message often arrives as several (an HTTP
+/// server writes a response's head and body apart). Chunks that follow each other within
+/// ``burstGap`` belong to one message and share its delay, as packets sent back to back share
+/// one queue: drawn apart, a two-chunk message would wait the longer of two draws, and the
+/// link would no longer play the model it names.
 struct ReleaseSchedule {
+    /// Chunks closer together than this (nanoseconds) are one message.
+    static let burstGap: Int64 = 1_000_000
+
     /// When the latest chunk leaves (or left).
     private(set) var lastRelease: Int64 = .min
+    private var lastArrival: Int64?
+    private var messageDelay: Int64 = 0
 
-    /// The release time of a chunk that arrived at `arrival` and drew `delay` (nanoseconds).
-    mutating func release(arrival: Int64, delay: Int64) -> Int64 {
-        lastRelease = max(arrival + delay, lastRelease)
+    /// The release time of a chunk that arrived at `arrival`; `drawDelay` gives the delay
+    /// (nanoseconds) when the chunk starts a new message.
+    mutating func release(arrival: Int64, drawDelay: () -> Int64) -> Int64 {
+        if let lastArrival, arrival - lastArrival <= Self.burstGap {
+            // The same message: its delay stands.
+        } else {
+            messageDelay = drawDelay()
+        }
+        lastArrival = arrival
+        lastRelease = max(arrival + messageDelay, lastRelease)
         return lastRelease
     }
 }
@@ -76,14 +99,18 @@ private final class DelayingForwarder: ChannelInboundHandler {
 
     private let partner: any Channel
     private let delay: OneWayDelay
+    /// For the client's side until its first message: the direction the handshake's reply
+    /// crosses, whose round trip that message also waits for.
+    private var handshakeReply: OneWayDelay?
     private var random = SystemRandomNumberGenerator()
     private var schedule = ReleaseSchedule()
     /// What the current read cycle delivered so far: one chunk, one delay.
     private var chunk: ByteBuffer?
 
-    init(to partner: any Channel, delay: OneWayDelay) {
+    init(to partner: any Channel, delay: OneWayDelay, handshakeReply: OneWayDelay? = nil) {
         self.partner = partner
         self.delay = delay
+        self.handshakeReply = handshakeReply
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -98,11 +125,20 @@ private final class DelayingForwarder: ChannelInboundHandler {
     func channelReadComplete(context: ChannelHandlerContext) {
         guard let chunk else { return }
         self.chunk = nil
-        let release = schedule.release(arrival: Self.now(), delay: delay.draw(using: &random))
+        let release = schedule.release(arrival: Self.now()) { drawMessageDelay() }
         let partner = self.partner
         context.eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(release))) {
             partner.writeAndFlush(chunk, promise: nil)
         }
+    }
+
+    private func drawMessageDelay() -> Int64 {
+        var total = delay.draw(using: &random)
+        if let reply = handshakeReply {
+            handshakeReply = nil
+            total += delay.draw(using: &random) + reply.draw(using: &random)
+        }
+        return total
     }
 
     /// One side hung up: hang up the other once what is still on its way has been delivered.

@@ -64,6 +64,9 @@ struct LinkModel: Sendable, Hashable {
         name: "bufferbloat",
         up: .queueing(floorMilliseconds: 20, meanWaitMilliseconds: 5),
         down: .queueing(floorMilliseconds: 20, meanWaitMilliseconds: 40))
+
+    /// The links the benchmark measures, in order.
+    static let all = [gaussian, gaussianStress, bufferbloat]
 }
 
 extension Double {

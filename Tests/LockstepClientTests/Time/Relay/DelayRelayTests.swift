@@ -12,11 +12,26 @@ import Testing
 @Suite struct DelayRelayTests {
     @Test func aChunkNeverOvertakesTheOneAheadOfIt() {
         var schedule = ReleaseSchedule()
-        #expect(schedule.release(arrival: 0, delay: 50) == 50)
+        let gap = 10 * ReleaseSchedule.burstGap
+        #expect(schedule.release(arrival: 0) { 50 * gap } == 50 * gap)
         // Drawn shorter than the chunk ahead: it leaves right after that one.
-        #expect(schedule.release(arrival: 10, delay: 5) == 50)
-        #expect(schedule.release(arrival: 20, delay: 40) == 60)
-        #expect(schedule.release(arrival: 100, delay: 0) == 100)
+        #expect(schedule.release(arrival: gap) { 5 * gap } == 50 * gap)
+        #expect(schedule.release(arrival: 20 * gap) { 40 * gap } == 60 * gap)
+        #expect(schedule.release(arrival: 100 * gap) { 0 } == 100 * gap)
+    }
+
+    @Test func chunksOfOneMessageShareItsDelay() {
+        var schedule = ReleaseSchedule()
+        var draws = 0
+        func draw(_ delay: Int64) -> () -> Int64 { { draws += 1; return delay } }
+        #expect(schedule.release(arrival: 0, drawDelay: draw(30_000_000)) == 30_000_000)
+        // Close behind: the same message, the same delay, no new draw.
+        #expect(schedule.release(arrival: 400_000, drawDelay: draw(90_000_000)) == 30_400_000)
+        #expect(schedule.release(arrival: 800_000, drawDelay: draw(90_000_000)) == 30_800_000)
+        #expect(draws == 1)
+        // After a pause: a new message with its own draw.
+        #expect(schedule.release(arrival: 50_000_000, drawDelay: draw(20_000_000)) == 70_000_000)
+        #expect(draws == 2)
     }
 
     @Test(arguments: [(up: 30.0, down: 5.0), (up: 5.0, down: 30.0)])
@@ -43,7 +58,7 @@ import Testing
     }
 
     @Test func keepsEachDirectionInOrder() async throws {
-        // Numbered requests sent a millisecond apart, each held for a random 0–20 ms or so each
+        // Numbered requests sent 3 ms apart (each its own message), each held for a random 0–20 ms or so each
         // way: without ordering, later ones would often overtake earlier ones.
         let server = try LoopbackHTTPServer { requestLine in
             let path = requestLine.split(separator: " ").dropFirst().first ?? ""
@@ -68,7 +83,7 @@ import Testing
     }
 }
 
-/// A blocking TCP client that sends each request in its own segment, a millisecond apart.
+/// A blocking TCP client that sends each request in its own segment, 3 ms apart.
 private enum RawTCPClient {
     static func pipeline(port: UInt16, requests: [String], until marker: String) throws -> String {
         #if canImport(Glibc)
@@ -94,7 +109,7 @@ private enum RawTCPClient {
         for request in requests {
             let bytes = Array(request.utf8)
             guard send(connection, bytes, bytes.count, 0) == bytes.count else { throw POSIXError(.EPIPE) }
-            usleep(1_000)
+            usleep(3_000)
         }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
