@@ -40,13 +40,13 @@ struct TimeReading {
                 + "\(Self.milliseconds(roundTrips.last ?? 0)) ms longest, of \(samples.count) exchange\(samples.count == 1 ? "" : "s")",
             "",
             "Samples: t1, t4 on this machine's monotonic clock (ns since boot); t2, t3 on the server's (ns since the epoch);",
-            "δ the round trip; θ the sample's offset from this machine's wall clock",
+            "δ the round trip; θ the sample's offset from this machine's wall clock; * opened the connection, so it only bounds the offset",
             "  #  " + Self.column("t1", 18) + Self.column("t2", 21) + Self.column("t3", 21) + Self.column("t4", 18)
                 + Self.column("δ (ms)", 11) + "θ (ms)",
         ]
         for (index, sample) in samples.enumerated() {
             lines.append(
-                Self.column(String(index + 1), 3, right: true) + "  "
+                Self.column(String(index + 1), 3, right: true) + (sample.opensConnection ? "* " : "  ")
                     + Self.column(String(sample.t1), 18) + Self.column(String(sample.t2), 21)
                     + Self.column(String(sample.t3), 21) + Self.column(String(sample.t4), 18)
                     + Self.column(Self.milliseconds(sample.roundTrip), 11)
@@ -62,6 +62,7 @@ struct TimeReading {
                 "round_trip_ns": .integer(sample.roundTrip),
                 "theta_ns": .integer(sample.offset),
                 "offset_from_wall_clock_ns": .integer(offsetFromWallClock(of: sample)),
+                "opens_connection": .bool(sample.opensConnection),
             ]
         }
         let value: JSONValue = [

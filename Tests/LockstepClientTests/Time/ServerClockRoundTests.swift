@@ -20,6 +20,15 @@ import Testing
         #expect(clock.estimate != nil)
     }
 
+    @Test func eachRoundsFirstExchangeMayHaveOpenedTheConnection() async throws {
+        let world = SimulatedWorld(seed: 1, delays: .queueing, connectionIdleTimeout: .seconds(60))
+        let clock = ServerClock(transport: world, timeSource: world, configuration: .init(targetErrorBound: .zero))
+        try await clock.resync()
+        world.advance(by: 5 * 60 * 1_000_000_000)
+        try await clock.resync()
+        #expect(clock.samples.map(\.opensConnection) == [true] + Array(repeating: false, count: 7) + [true] + Array(repeating: false, count: 7))
+    }
+
     @Test func runRetriesAfterAFailureAndThenResyncsPeriodically() async throws {
         // The first round fails at once; the retry 15 s later exchanges 8; then 8 every
         // 5 minutes: at 5:15, 10:15 and 15:15 before the 20-minute horizon.

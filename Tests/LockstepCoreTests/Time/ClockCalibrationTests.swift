@@ -3,7 +3,9 @@ import LockstepCore
 import Testing
 
 @Suite struct ClockCalibrationTests {
-    private let history = ClockHistory(samples: [ClockSample(t1: 1, t2: 5, t3: 6, t4: 9)])
+    private let history = ClockHistory(samples: [
+        ClockSample(t1: 1, t2: 5, t3: 6, t4: 9, opensConnection: true), ClockSample(t1: 10, t2: 12, t3: 13, t4: 14),
+    ])
 
     @Test func theHistoryBelongsToItsBootOnly() {
         let calibration = ClockCalibration(bootIdentity: "boot-a", history: history)
@@ -15,5 +17,12 @@ import Testing
         let calibration = ClockCalibration(bootIdentity: "boot-a", history: history)
         let decoded = try JSONDecoder().decode(ClockCalibration.self, from: JSONEncoder().encode(calibration))
         #expect(decoded == calibration)
+    }
+
+    /// Calibrations saved before samples said whether they opened their connection still load.
+    @Test func readsSamplesSavedBeforeTheyKnewTheirConnection() throws {
+        let saved = #"{"t1": 1, "t2": 5, "t3": 6, "t4": 9, "serverResolution": 0}"#
+        let sample = try JSONDecoder().decode(ClockSample.self, from: Data(saved.utf8))
+        #expect(sample == ClockSample(t1: 1, t2: 5, t3: 6, t4: 9))
     }
 }

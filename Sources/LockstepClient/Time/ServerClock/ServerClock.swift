@@ -144,14 +144,17 @@ public final class ServerClock: Sendable {
 
     /// Up to ``Configuration/exchangesPerRound`` exchanges, stopping once the bound is tight or
     /// at the first failure (the network rarely recovers within milliseconds); the samples
-    /// taken so far still count.
+    /// taken so far still count. The first exchange over a connection that may be new only
+    /// bounds the offset (see ``ClockSample/opensConnection``).
     private func exchangeRound() async throws {
         defer { completeRound() }
         let target = configuration.targetErrorBound.nanoseconds
+        let mayOpenConnection = transport.mayOpenConnection
         for index in 0..<configuration.exchangesPerRound {
-            let sample: ClockSample
+            var sample: ClockSample
             do {
                 sample = try await transport.sample(stampingWith: timeSource)
+                sample.opensConnection = index == 0 && mayOpenConnection
             } catch {
                 if index == 0 { throw error }
                 logger.debug("clock exchange failed mid-round", metadata: ["error": "\(error)"])

@@ -19,9 +19,17 @@ public protocol ClockExchangeTransport: Sendable {
     /// time as late as possible before the request leaves, the receive time as early as
     /// possible after the answer arrives.
     func sample(stampingWith timeSource: any MonotonicTimeSource) async throws -> ClockSample
+
+    /// Whether a round's first exchange may have to open a connection (and so carry a
+    /// handshake's round trip on its way up). `true` unless the transport runs over a
+    /// connection it keeps open; an HTTP client's idle connection rarely outlives the
+    /// minutes between rounds.
+    var mayOpenConnection: Bool { get }
 }
 
 extension ClockExchangeTransport {
+    public var mayOpenConnection: Bool { true }
+
     /// Stamps around ``exchange(t1:)``.
     public func sample(stampingWith timeSource: any MonotonicTimeSource) async throws -> ClockSample {
         let t1 = timeSource.now()

@@ -5,8 +5,8 @@ public import Foundation
 /// `GET /time?t1=<t1>` → `{"t1": <echo>, "t2": <receive ns>, "t3": <send ns>}`.
 ///
 /// Reuse one transport (and one `HTTPClient`) for all exchanges: the connection stays alive
-/// between them, so only the first exchange pays for the TCP and TLS handshakes (and that
-/// exchange's longer round trip simply makes it count for less).
+/// between them, so only a round's first exchange pays for the TCP and TLS handshakes, and
+/// ``ServerClock`` lets that one bound the offset without averaging it.
 public struct HTTPClockExchangeTransport: ClockExchangeTransport {
     /// The server's base URL; the endpoint is `time` below it.
     public let serverURL: URL

@@ -49,6 +49,11 @@ public final class SocketClockExchangeTransport: ClockExchangeTransport {
         state.withLock { $0.socket != nil }
     }
 
+    /// Only while the exchanges go through the fallback: the socket is open before they start.
+    public var mayOpenConnection: Bool {
+        !isSocketAttached && fallback.mayOpenConnection
+    }
+
     public func exchange(t1: Int64) async throws -> ServerStamps {
         // Only reached through a caller that stamps for itself: the fallback can do that.
         try await fallback.exchange(t1: t1)

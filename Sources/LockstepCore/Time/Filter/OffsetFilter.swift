@@ -45,15 +45,20 @@ enum OffsetFilter {
     /// The estimate at local instant `anchor` from `samples`, or `nil` when their bounds do not
     /// intersect (the server's clock stepped, or the drift exceeded its bound).
     static func estimate(from samples: [ClockSample], at anchor: Int64, drift: ClockDrift) -> ClockEstimate? {
-        let projected = samples.map { ProjectedSample($0, at: anchor, drift: drift) }
-        guard let bounds = intersection(of: projected) else { return nil }
+        let all = samples.map { ProjectedSample($0, at: anchor, drift: drift) }
+        guard let bounds = intersection(of: all) else { return nil }
         let midpoint = bounds.midpoint
+        // Every sample bounds the offset. A sample that opened its connection carried the
+        // handshake on its up leg: its down leg is still the link's, but its up leg and its θ
+        // say nothing about where in the bounds the offset lies (unless no sample says more).
+        let typical = all.filter(\.upLegIsTypical)
+        let projected = typical.isEmpty ? all : typical
         // Work in `Double` only relative to the midpoint, where values are small. A sample's
         // upper bound is the offset plus its up-leg delay, its lower bound the offset less its
         // down-leg delay: each leg's delays, up to the offset.
         let offsets = projected.map { Double($0.offset - midpoint) }
         let up = DelayShape(projected.map { Double($0.bounds.upperBound - midpoint) })
-        let down = DelayShape(projected.map { Double(midpoint - $0.bounds.lowerBound) })
+        let down = DelayShape(all.map { Double(midpoint - $0.bounds.lowerBound) })
         let level = (up.floor - down.floor) / 2
         let mean = weightedMean(offsets, weights: projected.map(ageWeight(among: projected)))
         let weight = floorWeight(up: up, down: down, offsets: offsets, roundTrips: projected.map { Double($0.roundTrip) })

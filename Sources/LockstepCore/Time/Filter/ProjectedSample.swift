@@ -12,6 +12,8 @@ struct ProjectedSample {
     let roundTrip: Int64
     /// How much the projection widened the bounds on each side.
     let widening: Int64
+    /// Whether the exchange's up leg is the link's: not so when it had to open its connection.
+    let upLegIsTypical: Bool
 
     init(_ sample: ClockSample, at instant: Int64, drift: ClockDrift) {
         let travel = instant - sample.localMidpoint
@@ -22,6 +24,7 @@ struct ProjectedSample {
         let own = sample.offsetBounds
         bounds = (own.lowerBound + shift - widening)...(own.upperBound + shift + widening)
         roundTrip = sample.roundTrip
+        upLegIsTypical = !sample.opensConnection
     }
 
     /// The middle of the projected bounds: the sample's own offset estimate θ, moved.

@@ -26,13 +26,19 @@ public struct ClockSample: Sendable, Hashable, Codable {
     /// `t2 ..< t2 + serverResolution` (likewise for `t3`). Zero for exact nanosecond stamps;
     /// one second for a time read from an HTTP `Date` header, which truncates to the second.
     public var serverResolution: Int64
+    /// Whether the exchange may have had to open its connection first. Then its request left
+    /// only after a handshake's round trip, all of it counted in the up leg: the sample still
+    /// bounds the offset (its interval holds) and its down leg is the link's, but its up leg
+    /// and so its θ are not, and the estimate does not average or learn from them.
+    public var opensConnection: Bool
 
-    public init(t1: Int64, t2: Int64, t3: Int64, t4: Int64, serverResolution: Int64 = 0) {
+    public init(t1: Int64, t2: Int64, t3: Int64, t4: Int64, serverResolution: Int64 = 0, opensConnection: Bool = false) {
         self.t1 = t1
         self.t2 = t2
         self.t3 = t3
         self.t4 = t4
         self.serverResolution = serverResolution
+        self.opensConnection = opensConnection
     }
 
     /// Round trip δ: time on the wire, excluding the server's own processing time.
@@ -59,4 +65,22 @@ public struct ClockSample: Sendable, Hashable, Codable {
 extension ClosedRange<Int64> {
     /// The midpoint, rounded down, computed without overflowing at epoch scale.
     var midpoint: Int64 { lowerBound + (upperBound - lowerBound) / 2 }
+}
+
+extension ClockSample {
+    private enum CodingKeys: String, CodingKey {
+        case t1, t2, t3, t4, serverResolution, opensConnection
+    }
+
+    /// Reads calibrations saved before ``opensConnection`` existed as well.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            t1: try container.decode(Int64.self, forKey: .t1),
+            t2: try container.decode(Int64.self, forKey: .t2),
+            t3: try container.decode(Int64.self, forKey: .t3),
+            t4: try container.decode(Int64.self, forKey: .t4),
+            serverResolution: try container.decode(Int64.self, forKey: .serverResolution),
+            opensConnection: try container.decodeIfPresent(Bool.self, forKey: .opensConnection) ?? false)
+    }
 }

@@ -47,7 +47,10 @@ import Testing
         #expect(sample.t1 == t1 && sample.t2 == 1000 && sample.t3 == 2000)
         #expect(sample.t4 >= t1 && sample.t4 <= timeSource.now())
         #expect(fallback.count.withLock { $0 } == 0)
+        // The socket was open before the round: its first exchange opens no connection.
+        #expect(!transport.mayOpenConnection)
         transport.detach(socket)
+        #expect(transport.mayOpenConnection)
     }
 
     @Test func aClosingSocketFailsTheWaitingExchangeAndLaterOnesTakeTheFallback() async throws {

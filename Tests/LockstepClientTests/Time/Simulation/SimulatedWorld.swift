@@ -12,6 +12,9 @@ final class SimulatedWorld: Sendable {
     let delays: DelayModel
     /// The server's rate over the device's, minus one (20e-6: the server gains 20 µs a second).
     let rate: Double
+    /// Whether the network makes a new connection's first request wait for a handshake, as a
+    /// real one does; `nil` for a connection that is always open.
+    let connectionIdleTimeout: Duration?
     private let state: Mutex<State>
 
     private struct State {
@@ -20,15 +23,24 @@ final class SimulatedWorld: Sendable {
         var exchanges = 0
         var failures: Set<Int> = []
         var horizon: Int64?
+        /// When the connection's latest exchange ended; `nil` before the first.
+        var lastActivity: Int64?
     }
 
     /// - Parameters:
     ///   - failing: Which exchanges (counting from 0) fail, as a dropped connection would.
     ///   - horizon: Sleeping past this device time throws `CancellationError`, which ends
     ///     `ServerClock.run()` loops after a simulated span.
-    init(seed: UInt64, delays: DelayModel, rate: Double = 0, failing: Set<Int> = [], horizon: Duration? = nil) {
+    ///   - connectionIdleTimeout: When set, the first exchange, and every exchange after the
+    ///     connection lay idle this long, opens a connection: its request leaves only after a
+    ///     handshake's round trip (one more up and down draw), all of which counts as its up leg.
+    init(
+        seed: UInt64, delays: DelayModel, rate: Double = 0, failing: Set<Int> = [], horizon: Duration? = nil,
+        connectionIdleTimeout: Duration? = nil
+    ) {
         self.delays = delays
         self.rate = rate
+        self.connectionIdleTimeout = connectionIdleTimeout
         let start: Int64 = 3_600_000_000_000 // an hour after boot
         state = Mutex(State(
             now: start, random: SeededRandom(seed: seed), failures: failing,
@@ -70,7 +82,15 @@ extension SimulatedWorld: ClockExchangeTransport {
     /// Stamps like a server that reads its clock on receipt and again 50 µs later on sending.
     func exchange(t1: Int64) async throws -> ServerStamps {
         try state.withLock { state in
-            defer { state.exchanges += 1 }
+            defer {
+                state.exchanges += 1
+                state.lastActivity = state.now
+            }
+            if let idle = connectionIdleTimeout?.nanoseconds,
+               state.lastActivity.map({ state.now - $0 > idle }) ?? true {
+                let (synUp, synAckDown) = delays.draw(using: &state.random)
+                state.now += synUp + synAckDown
+            }
             let (up, down) = delays.draw(using: &state.random)
             state.now += up
             if state.failures.contains(state.exchanges) { throw DroppedConnection() }
