@@ -31,6 +31,8 @@ struct BenchClock: AsyncParsableCommand {
     var targetBoundMicroseconds: Double?
     @Option(name: .customLong("offset-ms"), help: "How far ahead of this machine's clock the server's is set.")
     var offsetMilliseconds = 1234.567
+    @Option(help: "How clients reach the server's clock: http (a new connection each, GET /time) or socket (t: frames over a socket opened first).")
+    var transport: ClockTransportKind = .http
     @Option(parsing: .upToNextOption, help: "The relayed links to measure (default: all).")
     var links: [String] = LinkModel.all.map(\.name)
     @Flag(name: .customLong("legs"), help: "Also print how ServerClock's exchanges crossed each relayed link, by place in the round.")
@@ -68,7 +70,8 @@ struct BenchClock: AsyncParsableCommand {
     }
 
     private func measure(against server: EmbeddedServer) async throws {
-        say("ServerClock over HTTP against an in-process Lockstep server set \(String(format: "%+.3f", offsetMilliseconds)) ms ahead")
+        let how = transport == .http ? "over HTTP" : "over a streaming socket"
+        say("ServerClock \(how) against an in-process Lockstep server set \(String(format: "%+.3f", offsetMilliseconds)) ms ahead")
         say("\(ProcessInfo.processInfo.activeProcessorCount) CPUs; every client is new: its own connection, one round of exchanges\n")
         let table = ResultTable(clients: clients)
         table.header()
@@ -106,10 +109,12 @@ struct BenchClock: AsyncParsableCommand {
         verdict("loopback median |error| ≤ 50 µs", loopback.measured.medianError, limit: 50e3)
         verdict("loopback p99 |error| ≤ 250 µs", loopback.measured.p99Error, limit: 250e3)
         for (link, figures) in relayed {
-            verdict("\(link.name) p99 |error| ≤ 12 ms", figures.measured.p99Error, limit: 12e6)
+            verdict("\(link.name) p99 |error| ≤ 12 ms", figures.measured.p99Error, limit: 12e6, floor: link.floor?.p99)
         }
         for (link, _, measured) in spreads {
-            verdict("\(link.name) \(spreadClients) clients p1–p99 ≤ 20 ms (median run)", median(measured.map(\.p1ToP99)), limit: 20e6)
+            verdict(
+                "\(link.name) \(spreadClients) clients p1–p99 ≤ 20 ms (median run)", median(measured.map(\.p1ToP99)), limit: 20e6,
+                floor: link.floor?.spread)
         }
     }
 
@@ -118,7 +123,7 @@ struct BenchClock: AsyncParsableCommand {
         url: URL, server: EmbeddedServer, trials: Int, concurrency: Int
     ) async -> (baseline: ClockFigures, measured: ClockFigures) {
         let plan = (0..<trials).flatMap { _ in [clients.baseline.configuration, clients.measured.configuration] }
-        let results = await ClockTrial.runMany(plan, concurrency: concurrency, serverURL: url, clockOffset: server.clockOffset)
+        let results = await ClockTrial.runMany(plan, concurrency: concurrency, serverURL: url, clockOffset: server.clockOffset, over: transport)
         let evens = stride(from: 0, to: results.count, by: 2).map { results[$0] }
         let odds = stride(from: 1, to: results.count, by: 2).map { results[$0] }
         return (ClockFigures(evens), ClockFigures(odds))
@@ -126,15 +131,22 @@ struct BenchClock: AsyncParsableCommand {
 
     private func spread(of client: ClientKind, url: URL, server: EmbeddedServer) async -> ClockSpread {
         let plan = Array(repeating: client.configuration, count: spreadClients)
-        return ClockSpread(await ClockTrial.runMany(plan, concurrency: spreadClients, serverURL: url, clockOffset: server.clockOffset))
+        return ClockSpread(await ClockTrial.runMany(plan, concurrency: spreadClients, serverURL: url, clockOffset: server.clockOffset, over: transport))
     }
 
     private func summary(_ runs: [Double]) -> String {
         "\(formatNanoseconds(median(runs))) [\(formatNanoseconds(runs.max() ?? .nan))]"
     }
 
-    private func verdict(_ target: String, _ measured: Double, limit: Double) {
-        say("  " + pad(target, 52) + pad(formatNanoseconds(measured), 11) + (measured <= limit ? "met" : "MISSED"))
+    /// Whether a target is met; on a stress link whose `floor` (the best any estimator can do)
+    /// lies above it, the figure is set beside that floor instead.
+    private func verdict(_ target: String, _ measured: Double, limit: Double, floor: Double? = nil) {
+        let outcome = if let floor, floor > limit {
+            "stress link: the floor is \(formatNanoseconds(floor))"
+        } else {
+            measured <= limit ? "met" : "MISSED"
+        }
+        say("  " + pad(target, 52) + pad(formatNanoseconds(measured), 11) + outcome)
     }
 }
 

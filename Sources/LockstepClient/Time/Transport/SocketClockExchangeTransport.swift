@@ -93,7 +93,7 @@ public final class SocketClockExchangeTransport: ClockExchangeTransport {
 
     /// Routes exchanges over `send` (which writes one text frame) from now until ``detach(_:)``
     /// with the returned id.
-    func attach(send: @escaping @Sendable (String) async throws -> Void) -> Int {
+    package func attach(send: @escaping @Sendable (String) async throws -> Void) -> Int {
         state.withLock { state in
             state.nextSocketID += 1
             state.socket = Socket(id: state.nextSocketID, send: send)
@@ -103,7 +103,7 @@ public final class SocketClockExchangeTransport: ClockExchangeTransport {
 
     /// The socket `id` closed: exchanges waiting on it fail (the round keeps what it has), and
     /// later ones take the fallback.
-    func detach(_ id: Int) {
+    package func detach(_ id: Int) {
         let orphans = state.withLock { state -> [Pending] in
             guard state.socket?.id == id else { return [] }
             state.socket = nil
@@ -115,7 +115,7 @@ public final class SocketClockExchangeTransport: ClockExchangeTransport {
 
     /// Takes a frame the socket just received: `true` if it was the answer to a clock exchange
     /// (consumed here), `false` for any other frame. Call it first thing on arrival.
-    func receive(_ text: String) -> Bool {
+    package func receive(_ text: String) -> Bool {
         guard text.utf8.starts(with: "t:".utf8) else { return false }
         let fields = text.utf8.dropFirst(2).split(separator: UInt8(ascii: ":")).map { Int64(Substring($0)) }
         guard fields.count == 3, let t1 = fields[0], let t2 = fields[1], let t3 = fields[2],

@@ -1,3 +1,4 @@
+import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import LockstepClient
@@ -29,17 +30,22 @@ struct ClockTrial: Sendable {
 
     /// A new client (its own `HTTPClient`, so its own connection) makes one round of exchanges
     /// with `serverURL`, the way an app does when it starts, and is compared with the truth.
-    static func run(serverURL: URL, clockOffset: Int64, configuration: ServerClock.Configuration) async throws -> ClockTrial {
+    /// Over `.socket`, the client first opens a streaming socket and exchanges over it.
+    static func run(
+        serverURL: URL, clockOffset: Int64, configuration: ServerClock.Configuration, over transport: ClockTransportKind
+    ) async throws -> ClockTrial {
         let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let http = HTTPClockExchangeTransport(serverURL: serverURL, httpClient: httpClient)
+        var socket: ClockSocket?
         do {
-            let clock = ServerClock(
-                transport: HTTPClockExchangeTransport(serverURL: serverURL, httpClient: httpClient),
-                configuration: configuration)
+            if transport == .socket { socket = try await ClockSocket.open(serverURL: serverURL, fallback: http) }
+            let clock = ServerClock(transport: socket?.transport ?? http, configuration: configuration)
             try await clock.resync()
             let local = ContinuousTimeSource().now()
             // The server reads this machine's wall clock, shifted by `clockOffset`.
             let truth = WallClock.offsetFromMonotonic() + clockOffset
             guard let estimate = clock.estimate else { throw ServerClockError.uncalibrated }
+            await socket?.close()
             try await httpClient.shutdown()
             return ClockTrial(
                 error: estimate.offset(at: local) - truth,
@@ -47,6 +53,7 @@ struct ClockTrial: Sendable {
                 exchanges: clock.samples.count,
                 legs: clock.samples.map { Legs(up: $0.t2 - truth - $0.t1, down: $0.t4 - ($0.t3 - truth)) })
         } catch {
+            await socket?.close()
             try? await httpClient.shutdown()
             throw error
         }
@@ -55,7 +62,8 @@ struct ClockTrial: Sendable {
     /// Runs a trial for each configuration, `concurrency` at a time, and returns the results in
     /// the same order (a failed trial as its error).
     static func runMany(
-        _ configurations: [ServerClock.Configuration], concurrency: Int, serverURL: URL, clockOffset: Int64
+        _ configurations: [ServerClock.Configuration], concurrency: Int, serverURL: URL, clockOffset: Int64,
+        over transport: ClockTransportKind
     ) async -> [Result<ClockTrial, any Error>] {
         await withTaskGroup(of: (Int, Result<ClockTrial, any Error>).self) { group in
             var results = [Result<ClockTrial, any Error>?](repeating: nil, count: configurations.count)
@@ -66,7 +74,7 @@ struct ClockTrial: Sendable {
                 next += 1
                 group.addTask {
                     let result = await Result {
-                        try await run(serverURL: serverURL, clockOffset: clockOffset, configuration: configuration)
+                        try await run(serverURL: serverURL, clockOffset: clockOffset, configuration: configuration, over: transport)
                     }
                     return (index, result)
                 }
@@ -79,6 +87,14 @@ struct ClockTrial: Sendable {
             return results.map { $0! }
         }
     }
+}
+
+/// How a benchmark client reaches the server's clock.
+enum ClockTransportKind: String, Sendable, CaseIterable, ExpressibleByArgument {
+    /// `GET /time` on a new HTTP connection: how an app calibrates before its socket is up.
+    case http
+    /// `t:` frames over a streaming socket opened first: how a connected app re-syncs.
+    case socket
 }
 
 extension Result where Failure == any Error {

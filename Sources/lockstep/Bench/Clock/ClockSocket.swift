@@ -1,0 +1,50 @@
+import AsyncHTTPClient
+import Foundation
+import LockstepClient
+import Logging
+import WSClient
+
+/// A streaming socket to a Lockstep server that carries nothing but clock exchanges: what an
+/// SDK client's socket session does for its ``ServerClock`` while connected, without a bucket.
+///
+/// The socket is open before any exchange starts, as an app's session is when it re-syncs, so
+/// its handshake is no exchange's business.
+final class ClockSocket: Sendable {
+    /// Exchanges over the socket (and over HTTP, through `fallback`, should it close).
+    let transport: SocketClockExchangeTransport
+    private let running: Task<Void, any Error>
+
+    private init(transport: SocketClockExchangeTransport, running: Task<Void, any Error>) {
+        self.transport = transport
+        self.running = running
+    }
+
+    /// Opens a socket to the server at `serverURL` (an `http:` base URL) for app `app`.
+    static func open(serverURL: URL, app: String = "bench", fallback: any ClockExchangeTransport) async throws -> ClockSocket {
+        let transport = SocketClockExchangeTransport(fallback: fallback)
+        let url = "ws://\(serverURL.host ?? "127.0.0.1"):\(serverURL.port ?? 80)/sock/1/\(app)/websocket"
+        var logger = Logger(label: "lockstep-bench-clock-socket")
+        logger.logLevel = .critical
+        let (attached, attach) = AsyncStream.makeStream(of: Void.self)
+        let running = Task {
+            defer { attach.finish() }
+            try await WebSocketClient.connect(url: url, configuration: WebSocketClientConfiguration(), logger: logger) {
+                inbound, outbound, _ in
+                let socket = transport.attach { try await outbound.write(.text($0)) }
+                defer { transport.detach(socket) }
+                attach.yield()
+                for try await message in inbound.messages(maxSize: 1 << 16) {
+                    if case .text(let text) = message { _ = transport.receive(text) }
+                }
+            }
+        }
+        for await _ in attached { return ClockSocket(transport: transport, running: running) }
+        try await running.value
+        throw CommandError("the clock socket to \(url) closed before it opened")
+    }
+
+    func close() async {
+        running.cancel()
+        _ = await running.result
+    }
+}
