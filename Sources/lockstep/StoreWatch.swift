@@ -1,9 +1,7 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
 import LockstepClient
 import LockstepCore
-import NIOCore
 
 /// `lockstep store …`: look at a server's timed stores.
 struct StoreCommand: AsyncParsableCommand {
@@ -34,15 +32,28 @@ struct StoreWatch: AsyncParsableCommand {
     }
 
     func run() async throws {
+        FileHandle.standardOutput.write(Data("\u{1B}[2J".utf8))
+        try await watch { frame in FileHandle.standardOutput.write(Data(("\u{1B}[H" + frame).utf8)) }
+    }
+
+    /// Calibrates a ``ServerClock`` against the server (and keeps it calibrated), then hands
+    /// `show` the grid five times a second, on the server's clock.
+    func watch(show: (String) -> Void) async throws {
         let base = url.hasSuffix("/") ? String(url.dropLast()) : url
-        let clock = try await SampledServerTime.measure(baseURL: base)
+        guard let serverURL = URL(string: base + "/") else { throw ValidationError("--url \(url) is not a URL") }
+        let clock = ServerClock(transport: HTTPClockExchangeTransport(serverURL: serverURL))
+        do {
+            try await clock.resync()
+        } catch {
+            throw ValidationError("\(base)/time did not answer a clock exchange: \(error)")
+        }
+        let resyncing = Task { try await clock.run() }
+        defer { resyncing.cancel() }
         let timeline = ReleaseTimeline(store: store, time: clock, fetcher: HTTPReleaseFetcher(baseURL: base))
         let grid = GridRenderer(columns: columns)
-        FileHandle.standardOutput.write(Data("\u{1B}[2J".utf8))
         var shown = 0
         for await snapshot in timeline.snapshots(every: .milliseconds(200)) {
-            let error = await timeline.lastError.map { "\($0)" }
-            FileHandle.standardOutput.write(Data(("\u{1B}[H" + grid.render(snapshot, error: error)).utf8))
+            show(grid.render(snapshot, error: await timeline.lastError.map { "\($0)" }))
             shown += 1
             if frames > 0 && shown >= frames { break }
         }
@@ -95,36 +106,5 @@ struct GridRenderer {
         let dayMilliseconds = ((milliseconds % 86_400_000) + 86_400_000) % 86_400_000
         let seconds = dayMilliseconds / 1000
         return String(format: "%02d:%02d:%02d.%01d", seconds / 3600, seconds / 60 % 60, seconds % 60, dayMilliseconds % 1000 / 100)
-    }
-}
-
-/// The server's time from a few `/time` exchanges, kept on the monotonic clock: the sample with
-/// the shortest round trip wins. A stand-in for the SDK's `ServerClock` in this tool.
-struct SampledServerTime: ServerTimeSource {
-    let anchor: ContinuousClock.Instant
-    /// Server nanoseconds at `anchor`.
-    let serverAtAnchor: Int64
-
-    func now() -> Int64 {
-        let elapsed = ContinuousClock.now - anchor
-        return serverAtAnchor + elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-    }
-
-    static func measure(baseURL: String, samples: Int = 8) async throws -> SampledServerTime {
-        var best: (roundTrip: Duration, estimate: SampledServerTime)?
-        for _ in 0..<samples {
-            let sent = ContinuousClock.now
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + "/time"), timeout: .seconds(5))
-            let body = try await response.body.collect(upTo: 4096)
-            let received = ContinuousClock.now
-            guard response.status == .ok, let json = try? JSONValue(parsing: Array(body.readableBytesView)),
-                let t2 = json["t2"]?.integerValue, let t3 = json["t3"]?.integerValue
-            else { throw ValidationError("\(baseURL)/time did not answer a clock exchange (\(response.status))") }
-            let roundTrip = (received - sent) - .nanoseconds(t3 - t2)
-            let halfway = roundTrip / 2
-            let estimate = SampledServerTime(anchor: received, serverAtAnchor: t3 + halfway.components.attoseconds / 1_000_000_000 + halfway.components.seconds * 1_000_000_000)
-            if best.map({ roundTrip < $0.roundTrip }) ?? true { best = (roundTrip, estimate) }
-        }
-        return best!.estimate
     }
 }

@@ -54,8 +54,9 @@ public actor ReleaseTimeline {
         self.ledger = ReleaseLedger(store: store)
     }
 
-    /// The grid every `interval` until the stream is dropped. `sleep` waits between ticks;
-    /// tests pass one that moves a simulated clock instead.
+    /// The grid every `interval` until the stream is dropped, from the first tick at which the
+    /// server's time is known. `sleep` waits between ticks; tests pass one that moves a
+    /// simulated clock instead.
     public nonisolated func snapshots(
         every interval: Duration = .milliseconds(100),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
@@ -63,7 +64,7 @@ public actor ReleaseTimeline {
         AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let ticker = Task {
                 while !Task.isCancelled {
-                    continuation.yield(await self.step())
+                    if let snapshot = await self.step() { continuation.yield(snapshot) }
                     do { try await sleep(interval) } catch { break }
                 }
                 continuation.finish()
@@ -73,14 +74,19 @@ public actor ReleaseTimeline {
     }
 
     /// One tick: starts the fetches that are due (without waiting for them) and returns the
-    /// grid at the server's time now.
-    public func step() -> ReleaseSnapshot {
-        let now = time.now() / 1_000_000
+    /// grid at the server's time now; `nil`, doing nothing, while that time is not known.
+    public func step() -> ReleaseSnapshot? {
+        guard let now = nowMilliseconds else { return nil }
         if now >= nextRefresh && windowFetch == nil { startWindowFetch(at: now) }
         startDueKeyFetches(at: now)
         let (snapshot, problems) = ledger.snapshot(at: now)
         if let problem = problems.last { lastError = problem }
         return snapshot
+    }
+
+    /// The server's time now, in milliseconds.
+    private var nowMilliseconds: Int64? {
+        time.now().map { $0.nanosecondsSinceEpoch / 1_000_000 }
     }
 
     /// A key from elsewhere (the streaming socket's release push); kept if it verifies.
@@ -115,7 +121,7 @@ public actor ReleaseTimeline {
             let spread = Double(Self.refreshLatest - Self.refreshEarliest)
             nextRefresh = window.start + Self.refreshEarliest + Int64((jitter() * spread).rounded(.down))
             // A first window often holds showings that started after it did: open them now.
-            startDueKeyFetches(at: time.now() / 1_000_000)
+            startDueKeyFetches(at: nowMilliseconds ?? asked)
         } catch {
             lastError = error
             nextRefresh = asked + Self.retryInterval
@@ -141,16 +147,18 @@ public actor ReleaseTimeline {
 
     private func keyFetched(_ result: Result<ReleasedKey?, any Error>, position: ChainPosition) {
         keyFetches[position] = nil
+        // The fetch started once the key's time had come, so that time bounds "now" from below.
+        let now = nowMilliseconds ?? position.releaseTime
         switch result {
         case .success(let key?):
             guard !ledger.accept(key) else { return }
             lastError = ReleaseVerificationError("the key \(key.position) of \(store) is not on its chain")
-            keyRetryAt[position] = time.now() / 1_000_000 + Self.keyRetryInterval
+            keyRetryAt[position] = now + Self.keyRetryInterval
         case .success(nil):
-            keyRetryAt[position] = time.now() / 1_000_000 + Self.keyRetryInterval / 4
+            keyRetryAt[position] = now + Self.keyRetryInterval / 4
         case .failure(let error):
             lastError = error
-            keyRetryAt[position] = time.now() / 1_000_000 + Self.keyRetryInterval
+            keyRetryAt[position] = now + Self.keyRetryInterval
         }
     }
 }

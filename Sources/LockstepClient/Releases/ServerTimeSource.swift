@@ -1,9 +1,10 @@
-/// Where the timeline reads the server's time: the client's `ServerClock`, or a fake in tests.
-///
-/// ```swift
-/// extension ServerClock: ServerTimeSource {}   // once it has `now() -> Int64`
-/// ```
+public import LockstepCore
+
+/// Where the timeline reads the server's time: the client's ``ServerClock``, or a fake in tests.
 public protocol ServerTimeSource: Sendable {
-    /// The server's time now, in nanoseconds since the Unix epoch.
-    func now() -> Int64
+    /// The server's time now, or `nil` while it is not known yet (a clock before its first
+    /// exchange).
+    func now() -> ServerTime?
 }
+
+extension ServerClock: ServerTimeSource {}

@@ -1,5 +1,6 @@
 import LockstepClient
 import LockstepCore
+import Synchronization
 import Testing
 
 @Suite("Release timeline: refreshes, outages, verification")
@@ -9,10 +10,10 @@ struct ReleaseTimelineTests {
     static func run(_ timeline: ReleaseTimeline, time: SimulatedTime, seconds: Int64) async -> [ReleaseSnapshot] {
         let reference = TimelineReference()
         reference.timeline.withLock { $0 = timeline }
-        let end = time.now() + seconds * 1_000_000_000
+        let end = time.current + seconds * 1_000_000_000
         let stream = timeline.snapshots(every: .seconds(1)) { interval in
             await reference.settle()
-            guard time.now() < end else { throw CancellationError() }
+            guard time.current < end else { throw CancellationError() }
             time.advance(interval)
         }
         var snapshots: [ReleaseSnapshot] = []
@@ -105,11 +106,12 @@ struct ReleaseTimelineTests {
         }
         let error = try #require(await timeline.lastError as? ReleaseVerificationError)
         #expect(error.message.contains("anchor") || error.message.contains("changed"))
-        #expect(await timeline.step().slots == witness.step().slots)
+        let shown = try #require(await timeline.step()), witnessed = try #require(await witness.step())
+        #expect(shown.slots == witnessed.slots)
 
-        let forged = try #require(try await liar.key(store: "main", time: time.now() / 1_000_000))
+        let forged = try #require(try await liar.key(store: "main", time: time.current / 1_000_000))
         #expect(await timeline.receive(forged) == false)
-        let genuine = try #require(try await honest.key(store: "main", time: time.now() / 1_000_000))
+        let genuine = try #require(try await honest.key(store: "main", time: time.current / 1_000_000))
         #expect(await timeline.receive(genuine))
     }
 
@@ -126,4 +128,35 @@ struct ReleaseTimelineTests {
         #expect(opened.contains { $0.id == "sword" && $0.data == ["price": 100] })
         #expect(await timeline.lastError == nil)
     }
+
+    /// On a `ServerClock`, the timeline neither shows nor fetches anything before the clock's
+    /// first exchange, then shows the grid at the server's time, not the device's.
+    @Test func waitsForTheServersTimeBeforeShowingOrFetching() async throws {
+        let world = SimulatedWorld(seed: 7, delays: .lan)
+        let clock = ServerClock(transport: world, timeSource: world)
+        let fetcher = RecordingFetcher()
+        let timeline = ReleaseTimeline(store: "main", time: clock, fetcher: fetcher)
+        #expect(await timeline.step() == nil)
+        await timeline.settle()
+        #expect(fetcher.windowStarts.withLock { $0 }.isEmpty)
+
+        try await clock.resync()
+        let snapshot = try #require(await timeline.step())
+        let serverMilliseconds = world.serverTime(at: world.now()) / 1_000_000
+        #expect(abs(snapshot.time - serverMilliseconds) <= 1)
+        await timeline.settle()
+        #expect(fetcher.windowStarts.withLock { $0 } == [ReleaseWindow.start(containing: snapshot.time)])
+    }
+}
+
+/// Records the windows asked for and serves none.
+private final class RecordingFetcher: ReleaseFetching {
+    let windowStarts = Mutex<[Int64]>([])
+
+    func window(store: String, start: Int64) async throws -> ReleaseWindow {
+        windowStarts.withLock { $0.append(start) }
+        throw ReleaseFetchError(status: 503, message: "no windows here")
+    }
+
+    func key(store: String, time: Int64) async throws -> ReleasedKey? { nil }
 }

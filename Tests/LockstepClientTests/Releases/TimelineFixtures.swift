@@ -13,7 +13,10 @@ final class SimulatedTime: ServerTimeSource {
         nanoseconds = Mutex(milliseconds * 1_000_000)
     }
 
-    func now() -> Int64 { nanoseconds.withLock { $0 } }
+    /// Server time now, in nanoseconds since the epoch.
+    var current: Int64 { nanoseconds.withLock { $0 } }
+
+    func now() -> ServerTime? { ServerTime(nanosecondsSinceEpoch: current, errorBound: .zero) }
 
     func advance(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
@@ -41,7 +44,7 @@ final class ScriptedFetcher: ReleaseFetching {
     var windowAttempts: [(time: Int64, succeeded: Bool)] { attempts.withLock { $0 } }
 
     func window(store: String, start: Int64) async throws -> ReleaseWindow {
-        let now = time.now() / 1_000_000
+        let now = time.current / 1_000_000
         let down = isDown(now)
         attempts.withLock { $0.append((now, !down)) }
         if down { throw ReleaseFetchError(status: 503, message: "down") }
@@ -50,7 +53,7 @@ final class ScriptedFetcher: ReleaseFetching {
     }
 
     func key(store: String, time requested: Int64) async throws -> ReleasedKey? {
-        let now = time.now() / 1_000_000
+        let now = time.current / 1_000_000
         if isDown(now) { throw ReleaseFetchError(status: 503, message: "down") }
         let position = ChainPosition(releasedAt: requested)
         guard position.releaseTime <= now else { return nil }
@@ -127,7 +130,7 @@ struct StoreServer: Sendable {
 /// The server's own clock, for a timeline next to a real server on the same machine.
 struct RealServerTime: ServerTimeSource {
     let clock = ServerClockSource()
-    func now() -> Int64 { clock.now() }
+    func now() -> ServerTime? { ServerTime(nanosecondsSinceEpoch: clock.now(), errorBound: .zero) }
 }
 
 /// Serves its first window from one fetcher and every later one from another.
