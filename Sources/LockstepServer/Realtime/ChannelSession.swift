@@ -103,7 +103,7 @@ final class ChannelSession: Sendable {
             if event.version.epoch == cursor.epoch && event.version.sequence <= cursor.sequence { return }
             if event.version.epoch == cursor.epoch && event.version.sequence == cursor.sequence + 1 {
                 delivery.cursor = event.version
-                environment.outbox.enqueue(.text(SocketReply.changes(number, [bytes])))
+                environment.outbox.enqueue(.announcement(channel: number, change: bytes))
                 return
             }
             // A change before this one has not been announced (yet): read the feed instead.

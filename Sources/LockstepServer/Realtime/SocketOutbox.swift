@@ -15,6 +15,9 @@ import Synchronization
 final class SocketOutbox: Sendable {
     enum Message: Sendable {
         case text(ByteBuffer)
+        /// One change announced live on a channel (its wire JSON): goes out as `N:c:[change]`,
+        /// or together with the announcements queued right behind it for the same channel.
+        case announcement(channel: Int, change: [UInt8])
         /// A clock exchange reply, `t:<t1>:<t2>:<t3>`, whose send time `t3` is stamped by the
         /// writer just before the frame goes out.
         case clockReply(clientSent: Int64, serverReceived: Int64)
@@ -22,6 +25,7 @@ final class SocketOutbox: Sendable {
         var byteCount: Int {
             switch self {
             case .text(let buffer): buffer.readableBytes
+            case .announcement(_, let change): change.count + 16
             case .clockReply: 64
             }
         }
@@ -126,16 +130,48 @@ final class SocketOutbox: Sendable {
     func run(writingTo outbound: WebSocketOutboundWriter, stamp: @Sendable () -> Int64) async throws {
         for await _ in wakeups {
             while let batch = takeQueued() {
-                for message in batch {
+                for frame in Self.frames(of: batch) {
                     guard state.withLock({ state in
                         if !state.isClosed { state.writingSince = .now }
                         return !state.isClosed
                     }) else { return }
-                    try await write(message, to: outbound, stamp: stamp)
-                    written(message.byteCount)
+                    try await write(frame.message, to: outbound, stamp: stamp)
+                    written(frame.byteCount)
                 }
             }
         }
+    }
+
+    /// Announcements merged into one frame hold at most about this many bytes of changes.
+    static let coalescedBytes = 256 * 1024
+
+    /// The frames that carry `batch`, in order: consecutive announcements on one channel share
+    /// one `N:c:[…]` frame (up to ``coalescedBytes``), so a reader that fell behind catches up
+    /// in a few frames, and a client takes them in one transaction instead of one each.
+    /// `byteCount` is what the frame's messages counted in the queue.
+    static func frames(of batch: [Message]) -> [(message: Message, byteCount: Int)] {
+        var frames: [(message: Message, byteCount: Int)] = []
+        var index = batch.startIndex
+        while index < batch.endIndex {
+            guard case .announcement(let channel, let first) = batch[index] else {
+                frames.append((batch[index], batch[index].byteCount))
+                index += 1
+                continue
+            }
+            let start = index
+            var changes = [first]
+            var bytes = first.count
+            var byteCount = batch[index].byteCount
+            index += 1
+            while index < batch.endIndex, case .announcement(channel, let next) = batch[index], bytes + next.count <= coalescedBytes {
+                changes.append(next)
+                bytes += next.count
+                byteCount += batch[index].byteCount
+                index += 1
+            }
+            frames.append((changes.count == 1 ? batch[start] : .text(SocketReply.changes(channel, changes)), byteCount))
+        }
+        return frames
     }
 
     private func takeQueued() -> [Message]? {
@@ -162,6 +198,8 @@ final class SocketOutbox: Sendable {
         switch message {
         case .text(let text):
             buffer = text
+        case .announcement(let channel, let change):
+            buffer = SocketReply.changes(channel, [change])
         case .clockReply(let clientSent, let serverReceived):
             buffer = ByteBuffer(string: "t:\(clientSent):\(serverReceived):\(stamp())")
         }

@@ -81,8 +81,11 @@ struct FanoutRound: Sendable {
                         let socket = try await BenchSocket.open(
                             url: target.socketURL, initialization: initialization(clientID: "subscriber-\(number)")
                         ) { message in
-                            guard message.hasPrefix("0:c:["), let ccid = Self.changeID(in: message), let time = sent.time(of: ccid) else { return }
-                            received.record(ContinuousClock.now - time)
+                            guard message.hasPrefix("0:c:[") else { return }
+                            let now = ContinuousClock.now
+                            for ccid in Self.changeIDs(in: message) {
+                                if let time = sent.time(of: ccid) { received.record(now - time) }
+                            }
                         }
                         return (socket, received)
                     }
@@ -95,10 +98,16 @@ struct FanoutRound: Sendable {
         return clients
     }
 
-    /// The first ccid of a `c:` message, found without parsing the JSON.
-    private static func changeID(in message: String) -> String? {
-        guard let start = message.range(of: #""ccids":[""#)?.upperBound, let end = message[start...].firstIndex(of: "\"") else { return nil }
-        return String(message[start..<end])
+    /// The first ccid of each change in a `c:` message (the server may send several changes in
+    /// one), found without parsing the JSON.
+    private static func changeIDs(in message: String) -> [String] {
+        var ccids: [String] = []
+        var rest = message[...]
+        while let start = rest.range(of: #""ccids":[""#)?.upperBound, let end = rest[start...].firstIndex(of: "\"") {
+            ccids.append(String(rest[start..<end]))
+            rest = rest[end...]
+        }
+        return ccids
     }
 }
 

@@ -1,0 +1,86 @@
+import Foundation
+import LockstepCore
+@testable import LockstepServer
+import NIOCore
+import Testing
+
+/// Live announcements queued behind each other for one channel go out in one `N:c:[…]` frame.
+@Suite("Streaming socket: coalescing announcements")
+struct SocketOutboxTests {
+    private static func change(_ id: String, padding: Int = 0) -> [UInt8] {
+        Array(#"{"id":"\#(id)","pad":"\#(String(repeating: "x", count: padding))"}"#.utf8)
+    }
+
+    private static func text(_ message: SocketOutbox.Message) -> String? {
+        switch message {
+        case .text(let buffer): String(buffer: buffer)
+        case .announcement(let channel, let change): "single \(channel):\(String(decoding: change, as: UTF8.self))"
+        case .clockReply: nil
+        }
+    }
+
+    @Test func consecutiveAnnouncementsOfAChannelShareAFrame() {
+        let batch: [SocketOutbox.Message] = [
+            .announcement(channel: 1, change: Self.change("a")), .announcement(channel: 1, change: Self.change("b")),
+            .announcement(channel: 2, change: Self.change("c")), .text(ByteBuffer(string: "h:7")),
+            .announcement(channel: 1, change: Self.change("d")), .announcement(channel: 1, change: Self.change("e")),
+            .announcement(channel: 1, change: Self.change("f")), .clockReply(clientSent: 1, serverReceived: 2),
+        ]
+        let frames = SocketOutbox.frames(of: batch)
+        #expect(frames.map { Self.text($0.message) } == [
+            #"1:c:[{"id":"a","pad":""},{"id":"b","pad":""}]"#,
+            #"single 2:{"id":"c","pad":""}"#,
+            "h:7",
+            #"1:c:[{"id":"d","pad":""},{"id":"e","pad":""},{"id":"f","pad":""}]"#,
+            nil,
+        ])
+        // The queue's accounting: every message's bytes are released by the frame carrying it.
+        #expect(frames.map(\.byteCount).reduce(0, +) == batch.map(\.byteCount).reduce(0, +))
+    }
+
+    @Test func aMergedFrameStaysWithinItsSize() throws {
+        let padding = SocketOutbox.coalescedBytes / 3
+        let batch = (0..<10).map { SocketOutbox.Message.announcement(channel: 0, change: Self.change("n\($0)", padding: padding)) }
+        let frames = SocketOutbox.frames(of: batch)
+        #expect(frames.count == 5)
+        var ids: [String] = []
+        for frame in frames {
+            let text = try #require(Self.text(frame.message))
+            #expect(text.utf8.count <= SocketOutbox.coalescedBytes + 16)
+            if text.hasPrefix("0:c:") {
+                let changes = try #require(try JSONValue(parsing: String(text.dropFirst(4))).arrayValue)
+                ids += changes.compactMap { $0["id"]?.stringValue }
+            }
+        }
+        #expect(ids == (0..<10).map { "n\($0)" })
+    }
+
+    /// A burst of changes sent without waiting reaches another connection complete, in order,
+    /// each once, whatever frames the server packed them in.
+    @Test func aBurstArrivesWholeAndInOrder() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.createUser()
+        let sender = try await SocketTestClient.connect(to: server)
+        let receiver = try await SocketTestClient.connect(to: server)
+        defer { Task { await sender.close(); await receiver.close() } }
+        try await sender.initialize(token: user.token, clientID: "sender")
+        try await receiver.initialize(channel: 4, token: user.token, clientID: "receiver")
+
+        let count = 300
+        for number in 0..<count {
+            try await sender.send(changeMessage(id: "n\(number % 7)", ccid: "s-\(number)", diff: addingDiff(["k": .integer(Int64(number))])))
+        }
+        var received: [JSONValue] = []
+        var frames = 0
+        while received.count < count, let page = try await receiver.json(after: "4:c:").arrayValue {
+            received += page
+            frames += 1
+        }
+        #expect(received.compactMap { $0["ccids"]?.arrayValue?.first?.stringValue } == (0..<count).map { "s-\($0)" })
+        #expect(frames <= count)
+        try await receiver.send("h:1")
+        #expect(await receiver.next() == "h:2", "nothing more arrived")
+        print("a burst of \(count) changes reached the other connection in \(frames) frames")
+    }
+}
