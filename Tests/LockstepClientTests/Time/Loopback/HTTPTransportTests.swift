@@ -61,7 +61,11 @@ import Testing
             "error \(abs(estimate.offset - offset)) ns, bound \(estimate.errorBound) ns"
         )
         #expect(abs(estimate.offset - offset) <= estimate.errorBound)
-        #expect(estimate.errorBound < 50_000_000)
+        // The bar lies within the intersection of the samples' intervals, each widened for the
+        // drift the clock cannot rule out yet (well under a millisecond over one round), so it
+        // is hardly wider than the quickest exchange's round trip, however busy the machine was.
+        let quickest = try #require(clock.samples.map(\.roundTrip).min())
+        #expect(estimate.errorBound <= quickest + 1_000_000)
     }
 
     @Test func readsTheDateHeader() async throws {
