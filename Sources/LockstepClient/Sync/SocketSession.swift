@@ -57,20 +57,13 @@ struct SocketSession: Sendable {
             for (channel, bucket) in buckets.enumerated() {
                 send.yield("\(channel):init:\(initMessage(bucket))")
             }
-            let received = InboundFrames()
             group.addTask {
-                defer { received.finish() }
                 for try await message in inbound.messages(maxSize: 256 * 1024 * 1024) {
                     guard case .text(let text) = message else { continue }
                     let isClockAnswer = context.clockSocket.receive(text) // first: it stamps the arrival
                     lastHeard.withLock { $0 = .now }
                     if isClockAnswer { continue }
-                    await received.append(text)
-                }
-            }
-            group.addTask {
-                while let frames = await received.takeAll() {
-                    try await receive(frames.map(SocketFrame.init), send, phases)
+                    try await receive(SocketFrame(text), send, phases)
                 }
                 send.finish()
             }
@@ -84,27 +77,6 @@ struct SocketSession: Sendable {
             "clientid": .string(context.replica.clientID), "api": "1.1", "token": .string(context.token),
             "app_id": .string(context.app), "name": .string(bucket), "library": "lockstep-swift", "version": "1",
         ]).description
-    }
-
-    /// Handles frames in order; a run of changes announced on a live channel is taken in one go.
-    private func receive(_ frames: [SocketFrame], _ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>) async throws {
-        var index = frames.startIndex
-        while index < frames.endIndex {
-            let frame = frames[index]
-            index += 1
-            guard case .channel(let channel, "c", let payload) = frame, buckets.indices.contains(channel),
-                  phases.withLock({ $0[channel] }) == .live
-            else {
-                try await receive(frame, send, phases)
-                continue
-            }
-            var changes = try RemoteChange.list(try JSONValue(parsing: payload))
-            while index < frames.endIndex, case .channel(channel, "c", let next) = frames[index] {
-                changes += try RemoteChange.list(try JSONValue(parsing: next))
-                index += 1
-            }
-            try await receive(changes, channel: channel, send, phases)
-        }
     }
 
     private func receive(_ frame: SocketFrame, _ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>) async throws {
@@ -128,7 +100,24 @@ struct SocketSession: Sendable {
                 send.yield("\(channel):i:1:\(page.mark ?? "")::\(pageSize)")
             }
         case "c":
-            try await receive(try RemoteChange.list(try JSONValue(parsing: payload)), channel: channel, send, phases)
+            let changes = try RemoteChange.list(try JSONValue(parsing: payload))
+            let outcome = try await context.take(bucket: bucket, changes)
+            for change in try await replica.outgoing(bucket: bucket, changeIDs: outcome.resendFull) {
+                send.yield("\(channel):c:\(change)")
+            }
+            if phases.withLock({ $0[channel] }) == .catchingUp {
+                if changes.count >= Self.catchUpPage, case .changes(let cursor) = try replica.position(bucket: bucket) {
+                    send.yield("\(channel):cv:\(cursor)")
+                } else {
+                    phases.withLock { $0[channel] = .live }
+                    context.setLive(bucket, true)
+                    // Everything sent before the connection dropped goes again, with its ccid.
+                    for change in try await replica.takeOutgoing(bucket: bucket, resend: true) {
+                        send.yield("\(channel):c:\(change)")
+                    }
+                }
+            }
+            if outcome.retryLater { retrySoon(channel, bucket, changes, send) }
         case "cv":
             // `cv:?`: the server no longer knows our cursor.
             try await replica.restartIndex(bucket: bucket)
@@ -138,32 +127,6 @@ struct SocketSession: Sendable {
         default:
             context.logger.debug("ignoring \(command) on channel \(channel)")
         }
-    }
-
-    /// Changes from the server on `channel`: announcements (ours among them, as acknowledgements)
-    /// or a page of catch-up.
-    private func receive(
-        _ changes: [RemoteChange], channel: Int, _ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>
-    ) async throws {
-        let bucket = buckets[channel]
-        let replica = context.replica
-        let outcome = try await context.take(bucket: bucket, changes)
-        for change in try await replica.outgoing(bucket: bucket, changeIDs: outcome.resendFull) {
-            send.yield("\(channel):c:\(change)")
-        }
-        if phases.withLock({ $0[channel] }) == .catchingUp {
-            if changes.count >= Self.catchUpPage, case .changes(let cursor) = try replica.position(bucket: bucket) {
-                send.yield("\(channel):cv:\(cursor)")
-            } else {
-                phases.withLock { $0[channel] = .live }
-                context.setLive(bucket, true)
-                // Everything sent before the connection dropped goes again, with its ccid.
-                for change in try await replica.takeOutgoing(bucket: bucket, resend: true) {
-                    send.yield("\(channel):c:\(change)")
-                }
-            }
-        }
-        if outcome.retryLater { retrySoon(channel, bucket, changes, send) }
     }
 
     /// Asks for what the bucket needs next: an index page or the changes since its cursor.
