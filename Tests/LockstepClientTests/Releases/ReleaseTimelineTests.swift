@@ -131,7 +131,7 @@ struct ReleaseTimelineTests {
 
     /// On a `ServerClock`, the timeline neither shows nor fetches anything before the clock's
     /// first exchange, then shows the grid at the server's time, not the device's.
-    @Test func waitsForTheServersTimeBeforeShowingOrFetching() async throws {
+    @Test(.timeLimit(.minutes(1))) func waitsForTheServersTimeBeforeShowingOrFetching() async throws {
         let world = SimulatedWorld(seed: 7, delays: .lan)
         let clock = ServerClock(transport: world, timeSource: world)
         let fetcher = RecordingFetcher()

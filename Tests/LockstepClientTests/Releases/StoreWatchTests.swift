@@ -25,7 +25,7 @@ import Testing
         #expect(min(apart, 86_400_000 - apart) < 2_000, "grid \(shown) ms into the day, wall clock \(wall)")
     }
 
-    @Test func saysWhenTheServerHasNoClock() async throws {
+    @Test(.timeLimit(.minutes(1))) func saysWhenTheServerHasNoClock() async throws {
         let server = try LoopbackHTTPServer { _ in .init(status: 404) }
         defer { server.stop() }
         let command = try StoreWatch.parse(["--url", server.baseURL.absoluteString, "--frames", "1", "main"])

@@ -12,10 +12,12 @@ import WSClient
 final class ClockSocket: Sendable {
     /// Exchanges over the socket (and over HTTP, through `fallback`, should it close).
     let transport: SocketClockExchangeTransport
+    private let writer: WebSocketOutboundWriter
     private let running: Task<Void, any Error>
 
-    private init(transport: SocketClockExchangeTransport, running: Task<Void, any Error>) {
+    private init(transport: SocketClockExchangeTransport, writer: WebSocketOutboundWriter, running: Task<Void, any Error>) {
         self.transport = transport
+        self.writer = writer
         self.running = running
     }
 
@@ -25,26 +27,27 @@ final class ClockSocket: Sendable {
         let url = "ws://\(serverURL.host ?? "127.0.0.1"):\(serverURL.port ?? 80)/sock/1/\(app)/websocket"
         var logger = Logger(label: "lockstep-bench-clock-socket")
         logger.logLevel = .critical
-        let (attached, attach) = AsyncStream.makeStream(of: Void.self)
+        let (attached, attach) = AsyncStream.makeStream(of: WebSocketOutboundWriter.self)
         let running = Task {
             defer { attach.finish() }
             try await WebSocketClient.connect(url: url, configuration: WebSocketClientConfiguration(), logger: logger) {
                 inbound, outbound, _ in
                 let socket = transport.attach { try await outbound.write(.text($0)) }
                 defer { transport.detach(socket) }
-                attach.yield()
+                attach.yield(outbound)
                 for try await message in inbound.messages(maxSize: 1 << 16) {
                     if case .text(let text) = message { _ = transport.receive(text) }
                 }
             }
         }
-        for await _ in attached { return ClockSocket(transport: transport, running: running) }
+        for await writer in attached { return ClockSocket(transport: transport, writer: writer, running: running) }
         try await running.value
         throw CommandError("the clock socket to \(url) closed before it opened")
     }
 
+    /// Closes the socket with a close frame (the server answers, and the reading loop ends).
     func close() async {
-        running.cancel()
+        try? await writer.close(.normalClosure, reason: nil)
         _ = await running.result
     }
 }

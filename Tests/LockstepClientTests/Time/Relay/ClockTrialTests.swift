@@ -6,7 +6,7 @@ import Testing
 /// The clock benchmark's clients, over each transport, through a relay with fixed delays: they
 /// find the server's offset within their bar, and the legs they report are the link's.
 @Suite struct ClockTrialTests {
-    @Test(arguments: ClockTransportKind.allCases)
+    @Test(.timeLimit(.minutes(1)), arguments: ClockTransportKind.allCases)
     func aTrialFindsTheOffsetAndSeesTheLinksLegs(over transport: ClockTransportKind) async throws {
         let offset: Int64 = 987_654_321
         let server = try await EmbeddedServer.start(clockOffset: offset)
