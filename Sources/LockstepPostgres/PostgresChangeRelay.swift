@@ -147,10 +147,15 @@ public final class PostgresChangeRelay: Service {
                 connection.close().whenComplete { _ in }
             }
         } catch {
-            try? await connection.close()
+            await close(connection)
             throw error
         }
-        try? await connection.close()
+        await close(connection)
+    }
+
+    /// Closes the listening connection, waiting at most a heartbeat timeout for it to go.
+    private func close(_ connection: PostgresConnection) async {
+        _ = await unawaited(within: heartbeatTimeout) { try? await connection.close() }
     }
 
     private func startedListening() {
@@ -167,25 +172,19 @@ public final class PostgresChangeRelay: Service {
 
     /// Asks the connection to answer now and then; closes it when it does not, which ends the
     /// notification stream and so makes the relay connect again.
+    ///
+    /// The query is never awaited past the timeout or the relay's cancellation (see
+    /// ``unawaited(within:_:)``): a heartbeat sent just as the connection closes may never be
+    /// answered, and must not hold the relay.
     private func heartbeat(_ connection: PostgresConnection) async {
         let logger = logger
-        let interval = heartbeatInterval
-        let timeout = heartbeatTimeout
-        while (try? await Task.sleep(for: interval)) != nil {
-            let answered = await withTaskGroup(of: Bool.self) { group in
-                group.addTask { (try? await connection.query("SELECT 1", logger: logger)) != nil }
-                group.addTask {
-                    guard (try? await Task.sleep(for: timeout)) != nil else { return true }
-                    try? await connection.close()  // unblocks the query above
-                    return false
-                }
-                let first = await group.next() ?? false
-                group.cancelAll()
-                return first
+        while (try? await Task.sleep(for: heartbeatInterval)) != nil {
+            let answered = await unawaited(within: heartbeatTimeout) {
+                (try? await connection.query("SELECT 1", logger: logger)) != nil
             }
-            if !answered {
-                logger.warning("change relay: PostgreSQL did not answer the heartbeat; connecting again")
-                try? await connection.close()
+            guard answered == true else {
+                if !Task.isCancelled { logger.warning("change relay: PostgreSQL did not answer the heartbeat; connecting again") }
+                connection.close().whenComplete { _ in }
                 return
             }
         }
