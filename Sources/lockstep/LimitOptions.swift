@@ -23,6 +23,8 @@ struct LimitOptions: ParsableArguments {
     var heartbeatTimeoutSeconds: Double?
     @Option(name: .customLong("outgoing-buffer-bytes"), help: "Bytes queued for a streaming connection before it is closed as a slow reader.")
     var outgoingBufferBytes: Int?
+    @Option(name: .customLong("incoming-buffer-bytes"), help: "Bytes received from a streaming connection and not yet handled before the server stops reading it.")
+    var incomingBufferBytes: Int?
     @Option(name: .customLong("messages-per-second"), help: "Messages a streaming connection may send per second.")
     var messagesPerSecond: Double?
     @Option(name: .customLong("http-requests-per-second"), help: "HTTP requests one caller may make per second.")
@@ -51,6 +53,7 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(changesLongPollSeconds, "LOCKSTEP_CHANGES_WAIT_SECONDS") { limits.changesLongPollSeconds = value }
         if let value = try pick(heartbeatTimeoutSeconds, "LOCKSTEP_HEARTBEAT_TIMEOUT_SECONDS") { limits.heartbeatTimeoutSeconds = value }
         if let value = try pick(outgoingBufferBytes, "LOCKSTEP_OUTGOING_BUFFER_BYTES") { limits.outgoingBufferBytes = value }
+        if let value = try pick(incomingBufferBytes, "LOCKSTEP_INCOMING_BUFFER_BYTES") { limits.incomingBufferBytes = value }
         if let value = try pick(messagesPerSecond, "LOCKSTEP_MESSAGES_PER_SECOND") { limits.messagesPerSecond = value }
         if let value = try pick(httpRequestsPerSecond, "LOCKSTEP_HTTP_REQUESTS_PER_SECOND") { limits.httpRequestsPerSecond = value }
         if let value = try pick(passwordAttemptsPerMinute, "LOCKSTEP_PASSWORD_ATTEMPTS_PER_MINUTE") { limits.passwordAttemptsPerMinute = value }

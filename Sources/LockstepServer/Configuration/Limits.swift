@@ -29,6 +29,11 @@ public struct Limits: Sendable, Equatable {
     public var heartbeatTimeoutSeconds = 10.0
     /// Bytes queued for one streaming connection before it counts as a slow reader and is closed.
     public var outgoingBufferBytes = 8 * 1024 * 1024
+    /// Bytes of messages one streaming connection may have received and not yet handled. The
+    /// socket is read ahead of the handling (so pings and pongs are answered at once, not
+    /// behind a client's pipelined changes); past this the server stops reading the connection
+    /// until it has caught up, and TCP slows the client down.
+    public var incomingBufferBytes = 8 * 1024 * 1024
     /// Messages one streaming connection may send per second (a burst of twice as many is
     /// allowed); past it the server reads that connection's messages more slowly. 0 turns it off.
     public var messagesPerSecond = 500.0

@@ -20,15 +20,30 @@ struct SocketDispatcher {
     var limits: Limits { connection.services.limits }
 
     /// Handles every message until the client goes away.
+    ///
+    /// A task of its own reads the socket ahead into a ``SocketInbox``, so the WebSocket's
+    /// pings and pongs are taken as they come while earlier messages are still being handled.
     mutating func read(_ inbound: WebSocketInboundStream) async throws {
-        var messages = inbound.makeAsyncIterator()
-        var pace = MessageRateLimiter(messagesPerSecond: limits.messagesPerSecond)
+        let inbox = SocketInbox(limit: limits.incomingBufferBytes)
         let readLimit = max(limits.maximumFrameBytes, limits.maximumMessageBytes)
-        while let message = try await messages.nextMessage(maxSize: readLimit) {
-            let receivedAt = services.clock.now()
+        let clock = services.clock
+        let reader = Task {
+            do {
+                var messages = inbound.makeAsyncIterator()
+                while let message = try await messages.nextMessage(maxSize: readLimit) {
+                    await inbox.put(SocketInbox.Received(message: message, receivedAt: clock.now()))
+                }
+                inbox.finish()
+            } catch {
+                inbox.finish(throwing: error)
+            }
+        }
+        defer { reader.cancel() }
+        var pace = MessageRateLimiter(messagesPerSecond: limits.messagesPerSecond)
+        while let received = try await inbox.next() {
             let delay = pace.delay()
             if delay > .zero { try await Task.sleep(for: delay) }
-            await handle(message, receivedAt: receivedAt)
+            await handle(received.message, receivedAt: received.receivedAt)
         }
     }
 

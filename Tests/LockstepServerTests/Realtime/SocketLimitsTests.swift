@@ -144,4 +144,30 @@ struct SocketLimitsTests {
         for count in 1...300 { #expect(await client.next() == "h:\(count + 1)") }
         #expect(ContinuousClock.now - started >= .seconds(0.8))
     }
+
+    /// The WebSocket's pong must not wait behind the messages a client pipelined: the server
+    /// reads ahead of its handling. Here the rate limit holds 60 queued changes back for three
+    /// seconds while the server's pings (every half second) want their pongs within half a second.
+    @Test(.timeLimit(.minutes(1))) func aClientWhoseChangesWaitIsNotTakenForDead() async throws {
+        var limits = TestServer.testLimits
+        limits.messagesPerSecond = 20
+        limits.heartbeatTimeoutSeconds = 1
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        let user = try await server.createUser()
+        let sender = try await SocketTestClient.connect(to: server)
+        defer { Task { await sender.close() } }
+        try await sender.initialize(token: user.token, clientID: "sender")
+
+        let count = 100
+        for number in 0..<count {
+            try await sender.send(changeMessage(id: "n\(number % 5)", ccid: "p-\(number)", diff: addingDiff(["k": .integer(Int64(number))])))
+        }
+        var acknowledged = 0
+        while acknowledged < count, let message = await sender.next(startingWith: "0:c:", timeout: .seconds(10)) {
+            acknowledged += try #require(try JSONValue(parsing: String(message.dropFirst(4))).arrayValue).count
+        }
+        #expect(acknowledged == count, "the connection ended after \(acknowledged) of \(count) changes")
+        #expect(server.services.connections.count == 1)
+    }
 }
