@@ -73,7 +73,8 @@ struct TicTacToeTests {
         #expect(ContinuousClock.now - killedAt < .seconds(10))
         let rematch = await opponent.next(startingWith: "playing ", within: .seconds(30))
         let thirdKey = await third.key(within: .seconds(5))
-        #expect(rematch != nil && rematch == "playing \(rematch?.split(separator: " ")[1] ?? "") with \(thirdKey ?? "?")", "\(opponent.transcript)")
+        #expect(rematch != nil && rematch == "playing \(rematch?.split(separator: " ")[1] ?? "") with \(thirdKey ?? "?")",
+            "\(players.map(\.transcript).joined(separator: "\n"))")
         await server.stop()
     }
 
