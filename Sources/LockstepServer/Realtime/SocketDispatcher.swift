@@ -40,10 +40,16 @@ struct SocketDispatcher {
         }
         defer { reader.cancel() }
         var pace = MessageRateLimiter(messagesPerSecond: limits.messagesPerSecond)
-        while let received = try await inbox.next() {
-            let delay = pace.delay()
-            if delay > .zero { try await Task.sleep(for: delay) }
-            await handle(received.message, receivedAt: received.receivedAt)
+        // The reader is a task of its own, so it does not see this task's cancellation (the
+        // server stopping) unless told: without it, it would wait on the socket forever.
+        try await withTaskCancellationHandler {
+            while let received = try await inbox.next() {
+                let delay = pace.delay()
+                if delay > .zero { try await Task.sleep(for: delay) }
+                await handle(received.message, receivedAt: received.receivedAt)
+            }
+        } onCancel: {
+            reader.cancel()
         }
     }
 
