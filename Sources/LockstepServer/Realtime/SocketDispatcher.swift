@@ -27,29 +27,24 @@ struct SocketDispatcher {
         let inbox = SocketInbox(limit: limits.incomingBufferBytes)
         let readLimit = max(limits.maximumFrameBytes, limits.maximumMessageBytes)
         let clock = services.clock
-        let reader = Task {
-            do {
-                var messages = inbound.makeAsyncIterator()
-                while let message = try await messages.nextMessage(maxSize: readLimit) {
-                    await inbox.put(SocketInbox.Received(message: message, receivedAt: clock.now()))
-                }
-                inbox.finish()
-            } catch {
-                inbox.finish(throwing: error)
-            }
-        }
-        defer { reader.cancel() }
         var pace = MessageRateLimiter(messagesPerSecond: limits.messagesPerSecond)
-        // The reader is a task of its own, so it does not see this task's cancellation (the
-        // server stopping) unless told: without it, it would wait on the socket forever.
-        try await withTaskCancellationHandler {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    var messages = inbound.makeAsyncIterator()
+                    while let message = try await messages.nextMessage(maxSize: readLimit) {
+                        await inbox.put(SocketInbox.Received(message: message, receivedAt: clock.now()))
+                    }
+                    inbox.finish()
+                } catch {
+                    inbox.finish(throwing: error)
+                }
+            }
             while let received = try await inbox.next() {
                 let delay = pace.delay()
                 if delay > .zero { try await Task.sleep(for: delay) }
                 await handle(received.message, receivedAt: received.receivedAt)
             }
-        } onCancel: {
-            reader.cancel()
         }
     }
 

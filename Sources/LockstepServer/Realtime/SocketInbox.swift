@@ -41,13 +41,14 @@ final class SocketInbox: Sendable {
         self.limit = limit
     }
 
-    /// Adds a message, first waiting (unless cancelled) until it fits. One task puts.
+    /// Adds a message, first waiting (unless cancelled) until it fits. One task puts, and it
+    /// alone finishes the inbox.
     func put(_ received: Received) async {
         let size = received.byteCount
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let fits = state.withLock { state in
-                    guard !state.isFinished, state.bytes > 0, state.bytes + size > limit, !Task.isCancelled else { return true }
+                    guard state.bytes > 0, state.bytes + size > limit, !Task.isCancelled else { return true }
                     state.putter = (continuation, size)
                     return false
                 }
@@ -57,7 +58,6 @@ final class SocketInbox: Sendable {
             state.withLock { state in defer { state.putter = nil }; return state.putter?.continuation }?.resume()
         }
         let taker = state.withLock { state -> CheckedContinuation<Received?, any Error>? in
-            guard !state.isFinished else { return nil }
             if let taker = state.taker {
                 state.taker = nil
                 return taker
