@@ -37,7 +37,7 @@ public enum LockstepServer {
                 webSocketRouter: SocketRoutes.router(services: services),
                 configuration: .init(ws: SocketRoutes.configuration(limits: services.limits))),
             configuration: .init(address: .hostname(host, port: port), serverName: "Lockstep"),
-            services: [services.presence],
+            services: [services.presence, services.pruner],
             onServerRunning: onServerRunning,
             logger: services.logger)
     }

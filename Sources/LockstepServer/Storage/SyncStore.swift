@@ -4,10 +4,10 @@ public import LockstepCore
 /// versions and each bucket's change feed.
 ///
 /// The embedded SQLite store is the default; a PostgreSQL store lets several server nodes
-/// share one database. Both run the same test suite. Stores hold no merge logic: the
-/// ``BucketService`` decides what a change does and hands the store one ``ObjectWrite`` to
-/// commit atomically, with a compare-and-swap on the object's version so that concurrent
-/// writers (on one node or several) never lose an update.
+/// share one database. Both run the same test suite. Stores hold no merge logic: a group of
+/// changes is planned by ``GroupPlan`` (the merge rules, in order) inside the store's write
+/// transaction, reading through ``GroupReads``, so the plan and the commit see one state on
+/// one node or several.
 public protocol SyncStore: Sendable {
     // MARK: Accounts
 
@@ -37,17 +37,23 @@ public protocol SyncStore: Sendable {
     func currentVersion(of scope: BucketScope) async throws -> ChangeVersion
 
     func object(_ scope: BucketScope, key: String) async throws -> StoredObject?
-    /// The data of one retained version of an object.
+    /// The data of one retained version of an object; `nil` for a version that was pruned, a
+    /// removal's version, or one that does not exist.
     func objectData(_ scope: BucketScope, key: String, version: Int) async throws -> JSONObject?
-    /// The changes of one object that made versions after `version`, oldest first.
-    func changes(_ scope: BucketScope, key: String, after version: Int) async throws -> [ChangeRecord]
     /// The change a client change id was accepted as, if it was.
     func change(_ scope: BucketScope, changeID: String) async throws -> ChangeRecord?
 
-    /// Commits one change atomically, or reports why not.
-    func commit(_ scope: BucketScope, _ write: ObjectWrite) async throws -> CommitOutcome
+    /// Plans and commits a group of changes as one transaction and one flush to disk, and
+    /// answers each: committed (durable when this returns), or refused alone (see ``ChangeGroup``).
+    /// Throws only when the transaction itself fails, and then nothing of the group is stored.
+    func commit(_ group: ChangeGroup) async throws -> [ChangeOutcome]
 
-    /// The bucket's feed after a cursor, oldest first; `nil` when the cursor is unknown.
+    /// Deletes the history `policy` no longer keeps, for up to `limit` objects after `cursor`
+    /// (see ``HistoryPruner``).
+    func pruneHistory(after cursor: PruneCursor?, limit: Int, policy: HistoryPolicy) async throws -> HistoryPruning
+
+    /// The bucket's feed after a cursor, oldest first; `nil` when the cursor is unknown, or
+    /// older than changes the history pruner deleted (the client must index again).
     func feed(_ scope: BucketScope, after cursor: ChangeVersion, limit: Int) async throws -> [ChangeRecord]?
     /// A page of the bucket's live objects, most recently modified first.
     func index(_ scope: BucketScope, _ query: IndexQuery) async throws -> IndexPage
@@ -79,34 +85,6 @@ public struct AppFeedEntry: Sendable, Equatable {
         self.appSequence = appSequence
         self.change = change
     }
-}
-
-/// What a change does to one object, ready to commit.
-public struct ObjectWrite: Sendable {
-    /// The version the object must still be at (0 when it must not exist yet).
-    public var expectedVersion: Int
-    /// The object after the change; its `sequence` is assigned by the store.
-    public var object: StoredObject
-    /// The change as the feed will record it; its `sequence` is assigned by the store.
-    public var change: ChangeRecord
-    /// How many versions of the object to keep for rebasing late changes and answering `e:`.
-    public var retainedVersions: Int
-
-    public init(expectedVersion: Int, object: StoredObject, change: ChangeRecord, retainedVersions: Int) {
-        self.expectedVersion = expectedVersion
-        self.object = object
-        self.change = change
-        self.retainedVersions = retainedVersions
-    }
-}
-
-public enum CommitOutcome: Sendable, Equatable {
-    /// The change is durable; the record carries its feed position.
-    case committed(ChangeRecord, ChangeVersion)
-    /// Another change reached the object first; plan again against the new version.
-    case versionConflict
-    /// The client change id was accepted before, as this change.
-    case duplicate(ChangeRecord)
 }
 
 public struct IndexQuery: Sendable {

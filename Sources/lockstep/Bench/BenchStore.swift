@@ -77,19 +77,15 @@ struct BenchStore: AsyncParsableCommand {
             + "\(String(format: "%.2f", seconds * 1000 * Double(writers) / Double(commits))) ms per commit per writer)"
     }
 
-    /// One change as the bucket service commits it: read the object, write the next version.
+    /// One change, committed alone: one transaction and one flush.
     private static func commit(_ store: any SyncStore, _ scope: BucketScope, key: String, index: Int) async throws {
-        let current = try await store.object(scope, key: key)
-        let version = (current?.version ?? 0) + 1
         let data: JSONObject = ["title": .string("item \(index)"), "count": .integer(Int64(index))]
-        let stamp = EditStamp(time: Int64(index), clientID: "bench")
-        let change = ChangeRecord(
-            sequence: 0, key: key, operation: .modify, sourceVersion: current?.version, endVersion: version,
-            diff: ObjectDiff(from: current?.data ?? [:], to: data), clientID: "bench", changeID: UUID().uuidString,
-            editTime: stamp.time)
-        let object = StoredObject(key: key, version: version, data: data, isDeleted: false, memberStamps: data.mapValues { _ in stamp }, sequence: 0)
-        guard case .committed = try await store.commit(
-            scope, ObjectWrite(expectedVersion: current?.version ?? 0, object: object, change: change, retainedVersions: 10))
+        let change = IncomingChange(
+            key: key, changeID: UUID().uuidString, clientID: "bench", operation: .modify(diff: nil, fullData: data), sourceVersion: nil,
+            editTime: Int64(index))
+        let outcomes = try await store.commit(
+            ChangeGroup(requests: [ChangeRequest(scope: scope, change: change)], time: Int64(index), limits: Limits()))
+        guard case .committed? = outcomes.first
         else { throw ValidationError("a bench commit was refused: each writer owns its bucket, so nothing should conflict") }
     }
 }

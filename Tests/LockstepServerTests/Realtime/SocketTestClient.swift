@@ -10,8 +10,13 @@ import WSClient
 ///
 /// A client made with `reading: false` never reads its socket (so it answers no pings either):
 /// a peer that stopped reading, or vanished.
+///
+/// Every change it receives is checked against the streaming protocol's promise: on each
+/// channel, changes arrive once and in feed order (`cv`s strictly increasing, none twice). A
+/// break is recorded as an issue of the running test (see ``FeedOrderCheck``).
 final class SocketTestClient: Sendable {
     let mailbox: Mailbox<String>
+    private let pending = Mutex<[Int: [JSONObject]]>([:])
     private let link: Link
     private let release: AsyncStream<Void>.Continuation
     private let running: Task<WebSocketCloseFrame?, any Error>
@@ -32,6 +37,7 @@ final class SocketTestClient: Sendable {
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let mailbox = Mailbox<String>()
         let link = Link()
+        let order = FeedOrderCheck()
         self.release = release
         self.mailbox = mailbox
         self.link = link
@@ -54,7 +60,10 @@ final class SocketTestClient: Sendable {
                     return
                 }
                 for try await message in inbound.messages(maxSize: 1 << 26) {
-                    if case .text(let text) = message { mailbox.deliver(text) }
+                    if case .text(let text) = message {
+                        order.check(text)
+                        mailbox.deliver(text)
+                    }
                 }
             }
         }
@@ -83,6 +92,29 @@ final class SocketTestClient: Sendable {
     func json(after prefix: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
         guard let message = await next(startingWith: prefix, timeout: timeout) else { throw SocketTestError.noMessage(prefix) }
         return try JSONValue(parsing: String(message.dropFirst(prefix.count)))
+    }
+
+    /// The next `count` changes (or errors) sent on `channel`, however the server framed them:
+    /// several changes may share one `N:c:[…]` message.
+    func changes(_ count: Int, channel: Int = 0, timeout: Duration = .seconds(10)) async throws -> [JSONObject] {
+        var taken: [JSONObject] = []
+        while taken.count < count {
+            let buffered = pending.withLock { pending in
+                let some = Array((pending[channel] ?? []).prefix(count - taken.count))
+                pending[channel]?.removeFirst(some.count)
+                return some
+            }
+            taken += buffered
+            guard taken.count < count else { break }
+            let frame = try await json(after: "\(channel):c:", timeout: timeout)
+            pending.withLock { $0[channel, default: []] += frame.arrayValue?.compactMap(\.objectValue) ?? [] }
+        }
+        return taken
+    }
+
+    /// The next change (or error) sent on `channel`.
+    func change(channel: Int = 0, timeout: Duration = .seconds(10)) async throws -> JSONObject {
+        try await changes(1, channel: channel, timeout: timeout)[0]
     }
 
     /// Sends `N:init:{…}` for `bucket` and returns the `N:auth:` answer's payload.
