@@ -46,19 +46,45 @@ extension PostgresStore {
 
     public func index(_ scope: BucketScope, _ query: IndexQuery) async throws -> IndexPage {
         let current = try await currentVersion(of: scope)
+        let snapshot = query.snapshot ?? current.sequence
         let found = try await rows("""
-            SELECT key, version, sequence, CASE WHEN \(query.includeData) THEN data END FROM objects
-            WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND NOT deleted
-                AND sequence <= \(query.snapshot ?? current.sequence)
-                AND (\(query.after?.sequence)::BIGINT IS NULL OR sequence < \(query.after?.sequence))
+            SELECT key, version, sequence, deleted, history_from, CASE WHEN \(query.includeData) THEN data END FROM objects
+            WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND key > \(query.afterKey ?? "")
+                AND (NOT deleted OR sequence > \(snapshot))
                 AND (\(query.changedAfter)::BIGINT IS NULL OR sequence > \(query.changedAfter))
-            ORDER BY sequence DESC LIMIT \(query.limit + 1)
-            """).map { row in try row.decode((String, Int, Int64, String?).self) }
-        let entries = try found.prefix(query.limit).map { key, version, _, data in
-            IndexPage.Entry(key: key, version: version, data: try data.map(StoredValueCoding.object))
+            ORDER BY key LIMIT \(query.limit + 1)
+            """).map { row in try row.decode((String, Int, Int64, Bool, Int, String?).self) }
+        var entries: [IndexPage.Entry] = []
+        for (key, version, sequence, deleted, historyFrom, data) in found.prefix(query.limit) {
+            guard sequence > snapshot else {
+                entries.append(IndexPage.Entry(key: key, version: version, data: try data.map(StoredValueCoding.object)))
+                continue
+            }
+            let lastChange = try await rows("""
+                SELECT end_version, operation FROM changes
+                WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND key = \(key)
+                    AND sequence <= \(snapshot)
+                ORDER BY sequence DESC LIMIT 1
+                """).first.map { row in
+                let (version, operation) = try row.decode((Int, String).self)
+                return (version: version, isRemoval: operation == ChangeRecord.Operation.remove.rawValue)
+            }
+            guard let listed = IndexAsOf.version(lastChange: lastChange, historyFrom: historyFrom, current: (version, deleted)) else {
+                continue
+            }
+            guard query.includeData else {
+                entries.append(IndexPage.Entry(key: key, version: listed, data: nil))
+                continue
+            }
+            guard let object = try await object(scope, key: key) else { continue }
+            if let data = try await timeline(ObjectAddress(scope: scope, key: key), from: listed, through: object)?.data(at: listed) {
+                entries.append(IndexPage.Entry(key: key, version: listed, data: data))
+            } else if !object.isDeleted {
+                // That version could not be rebuilt: the latest stands in.
+                entries.append(IndexPage.Entry(key: key, version: object.version, data: object.data))
+            }
         }
-        let next = found.count > query.limit ? IndexPosition(sequence: found[query.limit - 1].2, key: found[query.limit - 1].0) : nil
-        return IndexPage(current: current, entries: entries, next: next)
+        return IndexPage(current: current, entries: entries, nextAfterKey: found.count > query.limit ? found[query.limit - 1].0 : nil)
     }
 
     public func appFeed(appID: String, bucket: String, after cursor: Int64, limit: Int) async throws -> [AppFeedEntry] {

@@ -24,24 +24,38 @@ public struct BucketService: Sendable {
     /// Applies one change, or throws the ``ChangeRejection`` that says why not.
     @discardableResult
     public func apply(_ change: IncomingChange, to scope: BucketScope) async throws -> ChangeEvent {
+        try await withCheckedThrowingContinuation { answer in
+            submit(change, to: scope) { answer.resume(with: $0) }
+        }
+    }
+
+    /// Queues one change and returns at once; `completion` hears the event it became, or why
+    /// it was refused, once its group is durable. Completions come in the order changes were
+    /// submitted: a connection pipelines its changes through this.
+    func submit(_ change: IncomingChange, to scope: BucketScope, then completion: @escaping @Sendable (Result<ChangeEvent, any Error>) -> Void) {
         guard EntityName.isValid(change.key) else {
-            throw ChangeRejection(.badRequest, "\"\(change.key)\" is not a valid object id: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")
+            return completion(.failure(ChangeRejection(.badRequest, "\"\(change.key)\" is not a valid object id: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")))
         }
-        guard !change.changeID.isEmpty, change.changeID.utf8.count <= 256 else {
-            throw ChangeRejection(.badRequest, "a change needs a ccid of 1 to 256 characters")
+        guard !change.changeID.isEmpty, change.changeID.utf8.count <= 256, !change.changeID.utf8.contains(0) else {
+            return completion(.failure(ChangeRejection(.badRequest, "a change needs a ccid of 1 to 256 characters, none of them NUL")))
         }
-        switch try await writer.submit(ChangeRequest(scope: scope, change: change)) {
-        case .committed(let event):
-            LockstepMetrics.changesApplied.increment()
-            if event.change.mergedWithoutBase {
-                LockstepMetrics.changesMergedWithoutBase.increment()
-                logger.notice(
-                    "change \(change.changeID) to \(scope)/\(change.key) was merged member by member: its base version \(change.sourceVersion ?? 0) is no longer retained")
-            }
-            return event
-        case .rejected(let rejection):
-            LockstepMetrics.changesRejected.increment()
-            throw rejection
+        let logger = logger
+        writer.enqueue(ChangeRequest(scope: scope, change: change)) { result in
+            completion(result.flatMap { outcome in
+                switch outcome {
+                case .committed(let event):
+                    LockstepMetrics.changesApplied.increment()
+                    if event.change.mergedWithoutBase {
+                        LockstepMetrics.changesMergedWithoutBase.increment()
+                        logger.notice(
+                            "change \(change.changeID) to \(scope)/\(change.key) was merged member by member: its base version \(change.sourceVersion ?? 0) is no longer retained")
+                    }
+                    return .success(event)
+                case .rejected(let rejection):
+                    LockstepMetrics.changesRejected.increment()
+                    return .failure(rejection)
+                }
+            })
         }
     }
 }

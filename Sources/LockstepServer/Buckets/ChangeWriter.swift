@@ -21,9 +21,12 @@ final class ChangeWriter: Sendable {
         var isWriting = false
     }
 
+    /// Called with what became of a change, once its group is durable (or failed).
+    typealias Completion = @Sendable (Result<ChangeOutcome, any Error>) -> Void
+
     private struct Pending: Sendable {
         var request: ChangeRequest
-        var answer: CheckedContinuation<ChangeOutcome, any Error>
+        var completion: Completion
     }
 
     init(store: any SyncStore, limits: Limits, clock: ServerClockSource, publish: @escaping @Sendable ([ChangeEvent]) -> Void) {
@@ -34,18 +37,24 @@ final class ChangeWriter: Sendable {
     }
 
     /// Queues a change and returns what became of it once its group is durable.
-    ///
-    /// Changes are planned in the order they were submitted, so one client's changes to one
-    /// object keep their order however they are grouped.
     func submit(_ request: ChangeRequest) async throws -> ChangeOutcome {
         try await withCheckedThrowingContinuation { answer in
-            let startsWriting = state.withLock { state in
-                state.queue.append(Pending(request: request, answer: answer))
-                defer { state.isWriting = true }
-                return !state.isWriting
-            }
-            if startsWriting { Task { await self.writeWhileQueued() } }
+            enqueue(request) { answer.resume(with: $0) }
         }
+    }
+
+    /// Queues a change; `completion` hears what became of it once its group is durable.
+    ///
+    /// Changes are planned in the order they were queued, and completions are called in that
+    /// order, so one connection's changes keep their order however they are grouped, and it
+    /// can queue the next before the last is durable (a pipelined client shares flushes).
+    func enqueue(_ request: ChangeRequest, then completion: @escaping Completion) {
+        let startsWriting = state.withLock { state in
+            state.queue.append(Pending(request: request, completion: completion))
+            defer { state.isWriting = true }
+            return !state.isWriting
+        }
+        if startsWriting { Task { await self.writeWhileQueued() } }
     }
 
     private func writeWhileQueued() async {
@@ -71,7 +80,7 @@ final class ChangeWriter: Sendable {
         do {
             outcomes = try await store.commit(ChangeGroup(requests: group.map(\.request), time: clock.now(), limits: limits))
         } catch {
-            guard group.count > 1 else { return group[0].answer.resume(throwing: error) }
+            guard group.count > 1 else { return group[0].completion(.failure(error)) }
             // The transaction failed as a whole (nothing of it is stored): commit each change
             // alone, so that whatever made it fail fails alone.
             for pending in group { await write([pending]) }
@@ -80,7 +89,7 @@ final class ChangeWriter: Sendable {
         publish(outcomes.compactMap { outcome in
             if case .committed(let event) = outcome { event } else { nil }
         })
-        for (pending, outcome) in zip(group, outcomes) { pending.answer.resume(returning: outcome) }
+        for (pending, outcome) in zip(group, outcomes) { pending.completion(.success(outcome)) }
         LockstepMetrics.commitGroupSize.record(group.count)
     }
 }

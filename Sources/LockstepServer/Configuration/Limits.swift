@@ -30,6 +30,9 @@ public struct Limits: Sendable, Equatable {
     /// The most changes one group commit (one transaction, one flush to disk) carries; more
     /// queued changes wait for the next.
     public var maximumChangesPerCommit = 1000
+    /// How many of one streaming connection's changes may wait for their commit at once;
+    /// past it the server reads that connection's next message only once the oldest is durable.
+    public var maximumChangesInFlight = 256
     /// The default and largest page of `index` requests.
     public var defaultIndexPage = 100
     public var maximumIndexPage = 1000

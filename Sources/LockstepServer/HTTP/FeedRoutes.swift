@@ -26,7 +26,7 @@ struct FeedRoutes<Context: RequestContext> {
             }
             return .json(try await IndexResponse.page(
                 of: scope, in: services.store, mark: request.query("mark"), changedAfter: changedAfter, limit: limit,
-                includeData: request.flag("data")))
+                includeData: request.flag("data")).json)
         }
     }
 

@@ -49,24 +49,17 @@ extension SocketDispatcher {
         } catch {
             return failAuth(number, error)
         }
-        // Subscribe first, then read the bucket's version: no change can fall between the two.
+        // The session subscribes to the bucket at once and sends nothing until the client asks
+        // (`cv:` or `i:`, possibly as `cmd`).
         let session = ChannelSession(
             number: number, bucket: bucket, scope: scope, identity: identity,
             clientID: Self.clientID(fields["clientid"] ?? fields["client_id"]) ?? "\(connection.info.id)-\(number)",
             environment: sessionEnvironment)
-        let current: ChangeVersion
-        do {
-            current = try await services.store.currentVersion(of: scope)
-        } catch {
-            session.close()
-            return failAuth(number, error)
-        }
         channels[number] = session
         if let userID = identity.userID { services.connections.authenticated(connection.info.id, userID: userID) }
         // Usernames never parse as JSON (AccountService refuses such names), so clients cannot
         // mistake this for an error.
         send(SocketReply.channel(number, "auth", session.identity.username ?? session.identity.userID ?? "admin"))
-        session.start(at: current)
         if let command { await run(command.name, command.payload, on: session) }
     }
 

@@ -55,7 +55,7 @@ public protocol SyncStore: Sendable {
     /// The bucket's feed after a cursor, oldest first; `nil` when the cursor is unknown, or
     /// older than changes the history pruner deleted (the client must index again).
     func feed(_ scope: BucketScope, after cursor: ChangeVersion, limit: Int) async throws -> [ChangeRecord]?
-    /// A page of the bucket's live objects, most recently modified first.
+    /// A page of an index walk of the bucket (see ``IndexPage``).
     func index(_ scope: BucketScope, _ query: IndexQuery) async throws -> IndexPage
 
     /// Changes to a bucket name across all its owners, in commit order (`GET /all`, admin only).
@@ -88,36 +88,34 @@ public struct AppFeedEntry: Sendable, Equatable {
 }
 
 public struct IndexQuery: Sendable {
-    /// Entries at or before this feed sequence only, so that every page of one walk describes
-    /// the same snapshot; `nil` for the current state.
+    /// List the objects as they stood at this feed sequence, so that every page of one walk
+    /// describes the same moment; `nil` for the current state (the first page's `current`).
     public var snapshot: Int64?
-    /// Continue after this position of an earlier page.
-    public var after: IndexPosition?
+    /// Continue after this key, the last of an earlier page.
+    public var afterKey: String?
     /// Only objects changed after this sequence (`since`).
     public var changedAfter: Int64?
     public var limit: Int
     public var includeData: Bool
 
-    public init(snapshot: Int64? = nil, after: IndexPosition? = nil, changedAfter: Int64? = nil, limit: Int, includeData: Bool) {
+    public init(snapshot: Int64? = nil, afterKey: String? = nil, changedAfter: Int64? = nil, limit: Int, includeData: Bool) {
         self.snapshot = snapshot
-        self.after = after
+        self.afterKey = afterKey
         self.changedAfter = changedAfter
         self.limit = limit
         self.includeData = includeData
     }
 }
 
-/// A place in an index walk: objects are ordered by their last change, newest first.
-public struct IndexPosition: Sendable, Hashable {
-    public var sequence: Int64
-    public var key: String
-
-    public init(sequence: Int64, key: String) {
-        self.sequence = sequence
-        self.key = key
-    }
-}
-
+/// A page of an index walk: objects in key order, each at its version as of the walk's
+/// snapshot.
+///
+/// Every object that existed at the snapshot is on exactly one page of the walk, whatever
+/// changes meanwhile: pages follow keys, not the objects' latest changes, and an object
+/// changed (or removed) after the snapshot is listed at its version as of the snapshot (or,
+/// when that version was pruned, at its current one), so the changes after `current` that
+/// the client then receives apply to what it indexed. Objects created after the snapshot are
+/// not listed: they arrive as changes.
 public struct IndexPage: Sendable {
     public struct Entry: Sendable, Equatable {
         public var key: String
@@ -133,13 +131,13 @@ public struct IndexPage: Sendable {
 
     public var current: ChangeVersion
     public var entries: [Entry]
-    /// Where the next page starts; `nil` on the last page.
-    public var next: IndexPosition?
+    /// The key the next page starts after; `nil` on the last page.
+    public var nextAfterKey: String?
 
-    public init(current: ChangeVersion, entries: [Entry], next: IndexPosition?) {
+    public init(current: ChangeVersion, entries: [Entry], nextAfterKey: String?) {
         self.current = current
         self.entries = entries
-        self.next = next
+        self.nextAfterKey = nextAfterKey
     }
 }
 

@@ -118,9 +118,15 @@ final class SocketTestClient: Sendable {
     }
 
     /// Sends `N:init:{…}` for `bucket` and returns the `N:auth:` answer's payload.
+    ///
+    /// With `follow` (the default) it then walks the bucket's index, as a client without a
+    /// cursor does, so that the channel receives every change from then on; the pages are
+    /// taken from the mailbox. Without it the channel sends nothing until the test asks
+    /// (`cv:` or `i:`).
     @discardableResult
     func initialize(
-        channel: Int = 0, bucket: String = "note", token: String, clientID: String = "test-client", extra: JSONObject = [:]
+        channel: Int = 0, bucket: String = "note", token: String, clientID: String = "test-client", extra: JSONObject = [:],
+        follow: Bool = true
     ) async throws -> String {
         var fields: JSONObject = [
             "name": .string(bucket), "token": .string(token), "clientid": .string(clientID), "api": "1.1", "library": "lockstep-tests",
@@ -128,7 +134,23 @@ final class SocketTestClient: Sendable {
         fields.merge(extra) { _, new in new }
         try await send("\(channel):init:\(JSONValue.object(fields))")
         guard let auth = await next(startingWith: "\(channel):auth:") else { throw SocketTestError.noMessage("\(channel):auth:") }
-        return String(auth.dropFirst("\(channel):auth:".count))
+        let answer = String(auth.dropFirst("\(channel):auth:".count))
+        if follow && fields["cmd"] == nil && !answer.hasPrefix("{") { _ = try await walkIndex(channel: channel) }
+        return answer
+    }
+
+    /// Walks the channel's index (`i:1:<mark>::<limit>`) to its last page; returns every
+    /// entry listed and the walk's `current`.
+    func walkIndex(channel: Int = 0, limit: Int = 1000) async throws -> (entries: [JSONObject], current: String) {
+        var entries: [JSONObject] = []
+        var mark = ""
+        while true {
+            try await send("\(channel):i:1:\(mark)::\(limit)")
+            let page = try await json(after: "\(channel):i:")
+            entries += page["index"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            guard let next = page["mark"]?.stringValue else { return (entries, page["current"]?.stringValue ?? "") }
+            mark = next
+        }
     }
 
     /// Closes the socket (or, for a client that never reads, lets it go) and waits for the end.

@@ -45,29 +45,52 @@ extension SQLiteStore {
 
     public func index(_ scope: BucketScope, _ query: IndexQuery) async throws -> IndexPage {
         let current = try await currentVersion(of: scope)
+        let snapshot = query.snapshot ?? current.sequence
         return try await pool.read { db in
-            var sql = "SELECT key, version, sequence\(query.includeData ? ", data" : "") FROM objects "
-                + "WHERE app_id = ? AND owner = ? AND bucket = ? AND deleted = 0 AND sequence <= ?"
-            var arguments: StatementArguments = [scope.appID, scope.ownerKey, scope.bucket, query.snapshot ?? current.sequence]
-            if let after = query.after {
-                sql += " AND sequence < ?"
-                arguments += [after.sequence]
-            }
+            var sql = "SELECT key, version, sequence, deleted, history_from\(query.includeData ? ", data" : "") FROM objects "
+                + "WHERE app_id = ? AND owner = ? AND bucket = ? AND key > ? AND (deleted = 0 OR sequence > ?)"
+            var arguments: StatementArguments = [scope.appID, scope.ownerKey, scope.bucket, query.afterKey ?? "", snapshot]
             if let changedAfter = query.changedAfter {
                 sql += " AND sequence > ?"
                 arguments += [changedAfter]
             }
-            sql += " ORDER BY sequence DESC LIMIT ?"
+            sql += " ORDER BY key LIMIT ?"
             arguments += [query.limit + 1]
             let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-            let entries = try rows.prefix(query.limit).map { row in
-                IndexPage.Entry(
-                    key: row["key"], version: row["version"],
-                    data: query.includeData ? try StoredValueCoding.object(row["data"]) : nil)
+            var entries: [IndexPage.Entry] = []
+            for row in rows.prefix(query.limit) {
+                let address = ObjectAddress(scope: scope, key: row["key"])
+                let version: Int = row["version"]
+                guard row["sequence"] as Int64 > snapshot else {
+                    entries.append(IndexPage.Entry(
+                        key: address.key, version: version, data: query.includeData ? try StoredValueCoding.object(row["data"]) : nil))
+                    continue
+                }
+                let lastChange = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT end_version, operation FROM changes
+                        WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1
+                        """,
+                    arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, snapshot]
+                ).map { row in (version: row["end_version"] as Int, isRemoval: row["operation"] == ChangeRecord.Operation.remove.rawValue) }
+                guard let listed = IndexAsOf.version(
+                    lastChange: lastChange, historyFrom: row["history_from"], current: (version, row["deleted"]))
+                else { continue }
+                guard query.includeData else {
+                    entries.append(IndexPage.Entry(key: address.key, version: listed, data: nil))
+                    continue
+                }
+                guard let object = try Self.object(db, address) else { continue }
+                if let data = try Self.timeline(db, address, from: listed, through: object)?.data(at: listed) {
+                    entries.append(IndexPage.Entry(key: address.key, version: listed, data: data))
+                } else if !object.isDeleted {
+                    // That version could not be rebuilt: the latest stands in.
+                    entries.append(IndexPage.Entry(key: address.key, version: object.version, data: object.data))
+                }
             }
-            let next = rows.count > query.limit
-                ? IndexPosition(sequence: rows[query.limit - 1]["sequence"], key: rows[query.limit - 1]["key"]) : nil
-            return IndexPage(current: current, entries: entries, next: next)
+            let next: String? = rows.count > query.limit ? rows[query.limit - 1]["key"] : nil
+            return IndexPage(current: current, entries: entries, nextAfterKey: next)
         }
     }
 
