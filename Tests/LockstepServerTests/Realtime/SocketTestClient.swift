@@ -21,8 +21,9 @@ final class SocketTestClient: Sendable {
     private let release: AsyncStream<Void>.Continuation
     private let running: Task<WebSocketCloseFrame?, any Error>
 
-    static func connect(to server: TestServer, app: String? = nil, reading: Bool = true) async throws -> SocketTestClient {
-        let url = "ws://127.0.0.1:\(server.port)/sock/1/\(app ?? server.appID)/websocket"
+    /// Connects to `server`, or to it through a proxy listening on `port`.
+    static func connect(to server: TestServer, app: String? = nil, port: Int? = nil, reading: Bool = true) async throws -> SocketTestClient {
+        let url = "ws://127.0.0.1:\(port ?? server.port)/sock/1/\(app ?? server.appID)/websocket"
         let (opened, open) = AsyncStream.makeStream(of: Bool.self)
         let client = SocketTestClient(url: url, reading: reading, open: open)
         for await didOpen in opened {
