@@ -25,6 +25,8 @@ final class ChannelSession: Sendable {
     let scope: BucketScope
     let identity: AccountService.Identity
     let clientID: String
+    /// Whether the client asked for Lockstep's extension fields (``ChangeEvent/extendedWireJSON``).
+    let extensions: Bool
 
     /// What the session needs from its connection and server.
     struct Environment: Sendable {
@@ -63,12 +65,16 @@ final class ChannelSession: Sendable {
 
     /// Makes the session and subscribes it to its bucket's changes; nothing is sent until the
     /// client asks.
-    init(number: Int, bucket: String, scope: BucketScope, identity: AccountService.Identity, clientID: String, environment: Environment) {
+    init(
+        number: Int, bucket: String, scope: BucketScope, identity: AccountService.Identity, clientID: String, extensions: Bool,
+        environment: Environment
+    ) {
         self.number = number
         self.bucket = bucket
         self.scope = scope
         self.identity = identity
         self.clientID = clientID
+        self.extensions = extensions
         self.environment = environment
         let subscription = environment.hub.subscribe(scope) { [self] event in receive(event) }
         self.subscription.withLock { $0 = subscription }
@@ -123,7 +129,7 @@ final class ChannelSession: Sendable {
 
     /// Called by the hub for each change to the bucket, synchronously: it only enqueues.
     private func receive(_ event: ChangeEvent) {
-        let bytes = environment.encoding.bytes(for: event)
+        let bytes = environment.encoding.bytes(for: event, extensions: extensions)
         delivery.withLock { delivery in
             guard !delivery.isClosed, delivery.isStarted, let cursor = delivery.cursor else { return }
             guard delivery.isLive else {
@@ -175,7 +181,7 @@ final class ChannelSession: Sendable {
 
             let encoded = records.map { record in
                 ChangeEvent(scope: scope, change: record, version: ChangeVersion(epoch: cursor.epoch, sequence: record.sequence))
-                    .wireJSON.jsonBytes
+                    .wireJSON(extensions: extensions).jsonBytes
             }
             let sent = delivery.withLock { delivery -> Bool in
                 // A newer `cv:` request moved the cursor while the feed was read: start over from it.

@@ -1,7 +1,7 @@
 import LockstepCore
 
 extension SocketDispatcher {
-    /// `N:init:{"name","token","clientid"|"client_id","api","app_id"?,"cmd"?,…}`: authorizes
+    /// `N:init:{"name","token","clientid"|"client_id","api","app_id"?,"cmd"?,"lockstep"?,…}`: authorizes
     /// channel N for a bucket, answers `N:auth:<username>` (or `N:auth:{"msg","code"}`), then
     /// runs `cmd`, the first request (Android sends its first `i` or `cv` only there).
     ///
@@ -54,6 +54,7 @@ extension SocketDispatcher {
         let session = ChannelSession(
             number: number, bucket: bucket, scope: scope, identity: identity,
             clientID: Self.clientID(fields["clientid"] ?? fields["client_id"]) ?? "\(connection.info.id)-\(number)",
+            extensions: Self.isTrue(fields["lockstep"]),
             environment: sessionEnvironment)
         channels[number] = session
         if let userID = identity.userID { services.connections.authenticated(connection.info.id, userID: userID) }
@@ -77,6 +78,16 @@ extension SocketDispatcher {
 
     private func refuseAuth(_ number: Int, _ code: Int, _ message: String) {
         send(SocketReply.channel(number, "auth", json: ["msg": .string(message), "code": .integer(Int64(code))]))
+    }
+
+    /// Whether an optional flag was sent as `true`, a non-zero number or a non-empty string.
+    private static func isTrue(_ value: JSONValue?) -> Bool {
+        switch value {
+        case .bool(let flag)?: flag
+        case .integer(let number)?: number != 0
+        case .string(let text)?: !text.isEmpty && text != "0" && text != "false"
+        default: false
+        }
     }
 
     /// A client id as sent: a string, or a number some clients use.
