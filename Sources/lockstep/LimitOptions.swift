@@ -27,6 +27,8 @@ struct LimitOptions: ParsableArguments {
     var historyPruneIntervalSeconds: Double?
     @Option(name: .customLong("max-changes-per-commit"), help: "Most changes one group commit (one transaction, one flush) carries (default 1000).")
     var maximumChangesPerCommit: Int?
+    @Option(name: .customLong("max-changes-in-flight"), help: "A streaming connection's changes waiting for their commit before the server stops reading it (default 256).")
+    var maximumChangesInFlight: Int?
     @Option(name: .customLong("changes-wait-seconds"), help: "How long GET /changes waits for a change.")
     var changesLongPollSeconds: Double?
     @Option(name: .customLong("heartbeat-timeout-seconds"), help: "Silence after which a streaming connection is closed.")
@@ -67,6 +69,10 @@ struct LimitOptions: ParsableArguments {
             limits.snapshotInterval = value
         }
         if let value = try pick(historyPruneIntervalSeconds, "LOCKSTEP_HISTORY_PRUNE_SECONDS") { limits.historyPruneIntervalSeconds = value }
+        if let value = try pick(maximumChangesInFlight, "LOCKSTEP_MAX_CHANGES_IN_FLIGHT") {
+            guard value > 0 else { throw ValidationError("a connection must have room for at least one change in flight") }
+            limits.maximumChangesInFlight = value
+        }
         if let value = try pick(maximumChangesPerCommit, "LOCKSTEP_MAX_CHANGES_PER_COMMIT") {
             guard value > 0 else { throw ValidationError("a commit must carry at least one change") }
             limits.maximumChangesPerCommit = value
