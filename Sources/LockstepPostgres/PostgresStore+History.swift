@@ -97,3 +97,15 @@ extension PostgresStore {
         return true
     }
 }
+
+extension PostgresStore {
+    /// Bytes on disk of some of the store's tables, with their indexes and TOAST data (benchmarks).
+    public func tableBytes(_ tables: [String]) async throws -> Int64 {
+        var total: Int64 = 0
+        for table in tables {
+            let qualified = configuration.schema.map { "\"\($0)\".\(table)" } ?? table
+            total += try await rows("SELECT pg_total_relation_size(\(qualified)::regclass)").first?.decode(Int64.self) ?? 0
+        }
+        return total
+    }
+}
