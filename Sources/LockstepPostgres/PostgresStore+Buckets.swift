@@ -25,7 +25,7 @@ extension PostgresStore {
     public func objectData(_ scope: BucketScope, key: String, version: Int) async throws -> JSONObject? {
         guard let current = try await object(scope, key: key), (1...current.version).contains(version) else { return nil }
         if version == current.version { return current.isDeleted ? nil : current.data }
-        return try await timeline(ObjectAddress(scope: scope, key: key), from: version, through: current)?.data(at: version)
+        return try await timeline(ObjectAddress(scope: scope, key: key), from: version, through: version)?.data(at: version)
     }
 
     public func change(_ scope: BucketScope, changeID: String) async throws -> ChangeRecord? {
@@ -77,7 +77,7 @@ extension PostgresStore {
                 continue
             }
             guard let object = try await object(scope, key: key) else { continue }
-            if let data = try await timeline(ObjectAddress(scope: scope, key: key), from: listed, through: object)?.data(at: listed) {
+            if let data = try await timeline(ObjectAddress(scope: scope, key: key), from: listed, through: listed)?.data(at: listed) {
                 entries.append(IndexPage.Entry(key: key, version: listed, data: data))
             } else if !object.isDeleted {
                 // That version could not be rebuilt: the latest stands in.

@@ -190,7 +190,7 @@ private struct PrefetchedReads: GroupReads {
 
         for (address, version) in GroupPlan.historyStarts(of: group, objects: reads.objects) {
             guard let current = reads.objects[address] else { continue }
-            if let timeline = try await PostgresStore.timeline(address, from: version, through: current, on: connection, logger: logger) {
+            if let timeline = try await PostgresStore.timeline(address, from: version, through: current.version, on: connection, logger: logger) {
                 reads.timelines[address] = timeline
             }
         }

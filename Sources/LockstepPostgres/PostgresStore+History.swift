@@ -6,14 +6,15 @@ import PostgresNIO
 extension PostgresStore {
     /// An object's history from `version` through `current` (see ``SQLiteStore``'s, which
     /// it mirrors); `nil` when a part of it was pruned.
-    func timeline(_ address: ObjectAddress, from version: Int, through current: StoredObject) async throws -> ObjectTimeline? {
+    func timeline(_ address: ObjectAddress, from version: Int, through last: Int) async throws -> ObjectTimeline? {
         try await client.withConnection { connection in
-            try await Self.timeline(address, from: version, through: current, on: connection, logger: logger)
+            try await Self.timeline(address, from: version, through: last, on: connection, logger: logger)
         }
     }
 
+    /// An object's history from `version` (or the latest snapshot before it) through version `last`.
     static func timeline(
-        _ address: ObjectAddress, from version: Int, through current: StoredObject, on connection: PostgresConnection, logger: Logger
+        _ address: ObjectAddress, from version: Int, through last: Int, on connection: PostgresConnection, logger: Logger
     ) async throws -> ObjectTimeline? {
         let scope = address.scope
         let snapshot = try await rows(connection, logger, """
@@ -26,7 +27,7 @@ extension PostgresStore {
         let changes = try await rows(connection, logger, """
             SELECT \(unescaped: Columns.change) FROM changes
             WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND key = \(address.key)
-                AND end_version > \(baseVersion) AND end_version <= \(current.version)
+                AND end_version > \(baseVersion) AND end_version <= \(last)
             ORDER BY end_version
             """).map(Columns.change)
         return ObjectTimeline(

@@ -120,8 +120,10 @@ extension Replica {
         guard case .present(let local) = old else { return [] }
         var rebased = rebase(local, from: base, over: change.diff, onto: data, winner: winner)
         // Where pending changes of several writers disagree with the remote one, the member
-        // stamps know who wrote last.
-        for member in remoteWon { rebased[member] = data[member] }
+        // stamps know who wrote last: for members the remote change set whole. An edit inside
+        // a member (text, a nested object, a list) merged with ours above, as the server
+        // merges them, and neither side's edit is lost.
+        for member in remoteWon where change.diff.operations[member]?.setsWholeValue ?? true { rebased[member] = data[member] }
         return try setLocal(db, bucket, key, from: old, to: .present(rebased), origin: .remote).map { [$0] } ?? []
     }
 }

@@ -49,13 +49,26 @@ public enum MergeRules {
         var mine: DiffOperation? = operation
         var value = base
         var index = 0
+        // Where a run whose one-step merge failed ends: up to there, edit by edit.
+        var stepwiseUntil = 0
         while index < applied.count, let current = mine {
-            if case .text(let delta) = current, case .string(let text)? = value, let run = try textRun(in: applied, from: index, on: text, at: path),
-                case .rebased(let merged) = try TextMerge.rebase(delta, onto: run.text, base: text, at: path)
+            if index >= stepwiseUntil, case .text(let delta) = current, case .string(let text)? = value,
+                let run = try textRun(in: applied, from: index, on: text, at: path)
             {
-                mine = merged.map(DiffOperation.text)
-                value = .string(run.text)
-                index = run.end
+                if case .rebased(let merged) = try TextMerge.rebase(delta, onto: run.text, base: text, at: path) {
+                    mine = merged.map(DiffOperation.text)
+                    value = .string(run.text)
+                    index = run.end
+                    continue
+                }
+                // A patch found no place in where the run ended: find the first edit it
+                // collides with (halving the run), carry it up to there, and let the merge
+                // rules settle that edit.
+                let collision = try firstCollision(delta, from: text, in: applied, index..<run.end, at: path)
+                mine = collision.carried.map(DiffOperation.text)
+                value = .string(collision.text)
+                index = collision.index
+                stepwiseUntil = collision.index + 1
                 continue
             }
             let (theirs, theirStamp) = applied[index]
@@ -64,6 +77,38 @@ public enum MergeRules {
             index += 1
         }
         return mine
+    }
+
+    /// The first text edit of `run` that text delta `delta` (made against `text`) cannot be
+    /// merged past, found by halving the run, with `delta` carried over every edit before it
+    /// and the text those edits left. Assumes the whole run does not merge.
+    private static func firstCollision(
+        _ delta: String, from text: String, in applied: [(DiffOperation, EditStamp)], _ run: Range<Int>, at path: DiffPath
+    ) throws(DiffError) -> (index: Int, carried: String?, text: String) {
+        guard run.count > 1 else { return (run.lowerBound, delta, text) }
+        let middle = run.lowerBound + run.count / 2
+        let firstHalf = try textRun(in: applied, from: run.lowerBound, to: middle, on: text, at: path)
+        guard case .rebased(let carried) = try TextMerge.rebase(delta, onto: firstHalf, base: text, at: path) else {
+            return try firstCollision(delta, from: text, in: applied, run.lowerBound..<middle, at: path)
+        }
+        guard let carried else { return (middle, nil, firstHalf) }
+        return try firstCollision(carried, from: firstHalf, in: applied, middle..<run.upperBound, at: path)
+    }
+
+    /// The text the text edits `start..<end` of `applied` make of `text`.
+    private static func textRun(in applied: [(DiffOperation, EditStamp)], from start: Int, to end: Int, on text: String, at path: DiffPath)
+        throws(DiffError) -> String
+    {
+        var result = text
+        for index in start..<end {
+            guard case .text(let delta) = applied[index].0 else { continue }
+            do {
+                result = try TextDelta.apply(delta, to: result)
+            } catch {
+                throw DiffError(.badTextDelta, at: path, "text delta does not apply: \(error)")
+            }
+        }
+        return result
     }
 
     /// Where a run of more than one text edit starting at `start` leaves `text`, and where the

@@ -72,6 +72,18 @@ public struct ListDiff: Sendable, Hashable {
     public var isEmpty: Bool { operations.isEmpty }
 }
 
+extension DiffOperation {
+    /// Whether the operation sets the member whatever it was (`+`, `-`, `r`), rather than
+    /// editing within it (text, list, nested object) or adding to it (`I`): a write that
+    /// concurrent writes of the member collide with whole, which the edit stamps decide.
+    public var setsWholeValue: Bool {
+        switch self {
+        case .insert, .remove, .replace: true
+        case .increment, .object, .list, .text, .listText: false
+        }
+    }
+}
+
 extension ObjectDiff {
     /// Whether every client can apply this diff: it uses only `+ - r O d`. Android applies no
     /// `I` or `dL`, iOS only the operations of its member types.

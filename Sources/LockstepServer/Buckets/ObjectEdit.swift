@@ -66,9 +66,7 @@ extension DiffOperation {
     /// Whether the operation means the same whatever the member's value was: a set, a removal
     /// or an increment; not an edit inside the value.
     var needsNoBase: Bool {
-        switch self {
-        case .insert, .remove, .replace, .increment: true
-        case .object, .list, .text, .listText: false
-        }
+        if case .increment = self { return true }
+        return setsWholeValue
     }
 }

@@ -18,7 +18,7 @@ extension SQLiteStore {
             let address = ObjectAddress(scope: scope, key: key)
             guard let current = try Self.object(db, address), (1...current.version).contains(version) else { return nil }
             if version == current.version { return current.isDeleted ? nil : current.data }
-            return try Self.timeline(db, address, from: version, through: current)?.data(at: version)
+            return try Self.timeline(db, address, from: version, through: version)?.data(at: version)
         }
     }
 
@@ -82,7 +82,7 @@ extension SQLiteStore {
                     continue
                 }
                 guard let object = try Self.object(db, address) else { continue }
-                if let data = try Self.timeline(db, address, from: listed, through: object)?.data(at: listed) {
+                if let data = try Self.timeline(db, address, from: listed, through: listed)?.data(at: listed) {
                     entries.append(IndexPage.Entry(key: address.key, version: listed, data: data))
                 } else if !object.isDeleted {
                     // That version could not be rebuilt: the latest stands in.

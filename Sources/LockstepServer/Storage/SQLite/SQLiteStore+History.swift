@@ -8,6 +8,11 @@ extension SQLiteStore {
     static func timeline(_ db: Database, _ address: ObjectAddress, from version: Int, through current: StoredObject) throws
         -> ObjectTimeline?
     {
+        try timeline(db, address, from: version, through: current.version)
+    }
+
+    /// The same, up to version `last` only: what reading version `last` needs.
+    static func timeline(_ db: Database, _ address: ObjectAddress, from version: Int, through last: Int) throws -> ObjectTimeline? {
         let scope = address.scope
         let snapshot = try Row.fetchOne(
             db,
@@ -24,7 +29,7 @@ extension SQLiteStore {
                 SELECT * FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND end_version > ? AND end_version <= ?
                 ORDER BY end_version
                 """,
-            arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, baseVersion, current.version]
+            arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, baseVersion, last]
         ).map(change)
         return ObjectTimeline(baseVersion: baseVersion, baseData: baseData, changes: changes)
     }
