@@ -1,5 +1,5 @@
 import Foundation
-import LockstepCore
+public import LockstepCore
 public import Logging
 
 /// Everything a request handler needs, built once per server.
@@ -17,6 +17,7 @@ public struct LockstepServices: Sendable {
     public let presence: PresenceService
     /// Deletes the history the limits no longer keep, in the background.
     public let pruner: HistoryPruner
+    let optionsCache: BucketOptionsCache
     /// The timed store, when the server was given a store configuration.
     public var releases: ReleaseService?
 
@@ -26,6 +27,8 @@ public struct LockstepServices: Sendable {
         self.clock = clock
         self.logger = logger
         self.hub = ChangeHub()
+        let optionsCache = BucketOptionsCache(store: store)
+        self.optionsCache = optionsCache
         self.connections = ConnectionRegistry()
         self.accounts = AccountService(store: store, limits: limits, now: { clock.now() })
         let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, logger: logger)
@@ -34,14 +37,20 @@ public struct LockstepServices: Sendable {
         self.presence = PresenceService(
             environment: .init(
                 store: store, buckets: buckets,
-                options: { appID, bucket in try await BucketOptions.read(appID: appID, bucket: bucket, from: store) },
+                options: { appID, bucket in try await optionsCache.options(appID: appID, bucket: bucket) },
                 clock: clock, logger: logger),
             connections: connections)
     }
 
-    /// The options of a bucket, defaults when none were set.
+    /// The options of a bucket, defaults when none were set (read at most once a second).
     public func options(appID: String, bucket: String) async throws -> BucketOptions {
-        try await BucketOptions.read(appID: appID, bucket: bucket, from: store)
+        try await optionsCache.options(appID: appID, bucket: bucket)
+    }
+
+    /// Sets a bucket's options.
+    public func setOptions(appID: String, bucket: String, options: JSONObject) async throws {
+        try await store.setBucketOptions(appID: appID, bucket: bucket, options: options)
+        optionsCache.forget(appID: appID, bucket: bucket)
     }
 
     /// The scope a request reaches: the user's own bucket, or the app's shared one.

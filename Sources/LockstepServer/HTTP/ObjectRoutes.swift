@@ -101,7 +101,7 @@ struct ObjectRoutes<Context: RequestContext> {
         let current = try await services.store.bucketOptions(appID: identity.appID, bucket: bucket) ?? [:]
         let options = replace ? body : current.merging(body) { _, new in new }
         _ = try BucketOptions(json: options)
-        try await services.store.setBucketOptions(appID: identity.appID, bucket: bucket, options: options)
+        try await services.setOptions(appID: identity.appID, bucket: bucket, options: options)
         return .json(.object(options))
     }
 }

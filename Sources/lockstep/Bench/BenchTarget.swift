@@ -49,7 +49,7 @@ struct BenchTarget: Sendable {
             socketURL: "ws://127.0.0.1:\(port)/sock/1/\(app.appID)/websocket", token: grant.accessToken,
             description: "a server in this process on 127.0.0.1:\(port), SQLite at \(path)",
             shareBucket: { bucket in
-                try await services.store.setBucketOptions(appID: app.appID, bucket: bucket, options: ["shared": true])
+                try await services.setOptions(appID: app.appID, bucket: bucket, options: ["shared": true])
             },
             stop: {
                 running.cancel()

@@ -33,11 +33,11 @@ extension SQLiteStore {
                 cursor.sequence <= current.sequence, cursor.sequence >= (try Self.prunedThrough(db, scope))
             else { return nil }
             return try Row.fetchAll(
-                db,
+                db.cachedStatement(
                 sql: """
                     SELECT * FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND sequence > ?
                     ORDER BY sequence LIMIT ?
-                    """,
+                    """),
                 arguments: [scope.appID, scope.ownerKey, scope.bucket, cursor.sequence, limit]
             ).map(Self.change)
         }
@@ -67,11 +67,11 @@ extension SQLiteStore {
                     continue
                 }
                 let lastChange = try Row.fetchOne(
-                    db,
+                    db.cachedStatement(
                     sql: """
                         SELECT end_version, operation FROM changes
                         WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1
-                        """,
+                        """),
                     arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, snapshot]
                 ).map { row in (version: row["end_version"] as Int, isRemoval: row["operation"] == ChangeRecord.Operation.remove.rawValue) }
                 guard let listed = IndexAsOf.version(
@@ -97,11 +97,11 @@ extension SQLiteStore {
     public func appFeed(appID: String, bucket: String, after cursor: Int64, limit: Int) async throws -> [AppFeedEntry] {
         try await pool.read { db in
             try Row.fetchAll(
-                db,
+                db.cachedStatement(
                 sql: """
                     SELECT * FROM changes WHERE app_id = ? AND bucket = ? AND app_sequence > ?
                     ORDER BY app_sequence LIMIT ?
-                    """,
+                    """),
                 arguments: [appID, bucket, cursor, limit]
             ).map { row in AppFeedEntry(ownerKey: row["owner"], appSequence: row["app_sequence"], change: try Self.change(row)) }
         }
@@ -111,14 +111,14 @@ extension SQLiteStore {
 
     static func bucketVersion(_ db: Database, _ scope: BucketScope) throws -> ChangeVersion? {
         try Row.fetchOne(
-            db, sql: "SELECT epoch, last_sequence FROM buckets WHERE app_id = ? AND owner = ? AND name = ?",
+            db.cachedStatement(sql: "SELECT epoch, last_sequence FROM buckets WHERE app_id = ? AND owner = ? AND name = ?"),
             arguments: [scope.appID, scope.ownerKey, scope.bucket]
         ).map { row in ChangeVersion(epoch: UInt32(truncatingIfNeeded: row["epoch"] as Int64), sequence: row["last_sequence"]) }
     }
 
     private static func prunedThrough(_ db: Database, _ scope: BucketScope) throws -> Int64 {
         try Int64.fetchOne(
-            db, sql: "SELECT pruned_through FROM buckets WHERE app_id = ? AND owner = ? AND name = ?",
+            db.cachedStatement(sql: "SELECT pruned_through FROM buckets WHERE app_id = ? AND owner = ? AND name = ?"),
             arguments: [scope.appID, scope.ownerKey, scope.bucket]) ?? 0
     }
 
@@ -132,14 +132,14 @@ extension SQLiteStore {
 
     static func object(_ db: Database, _ address: ObjectAddress) throws -> StoredObject? {
         try Row.fetchOne(
-            db, sql: "SELECT * FROM objects WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ?",
+            db.cachedStatement(sql: "SELECT * FROM objects WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ?"),
             arguments: [address.scope.appID, address.scope.ownerKey, address.scope.bucket, address.key]
         ).map(object)
     }
 
     static func change(_ db: Database, _ scope: BucketScope, changeID: String) throws -> ChangeRecord? {
         try Row.fetchOne(
-            db, sql: "SELECT * FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id = ?",
+            db.cachedStatement(sql: "SELECT * FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id = ?"),
             arguments: [scope.appID, scope.ownerKey, scope.bucket, changeID]
         ).map(change)
     }

@@ -70,7 +70,7 @@ private struct SQLiteGroupReads: GroupReads {
     }
 
     func appSequence(of appID: String) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT last_sequence FROM apps WHERE id = ?", arguments: [appID])
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT last_sequence FROM apps WHERE id = ?"), arguments: [appID])
     }
 
     func object(at address: ObjectAddress) throws -> StoredObject? {

@@ -15,20 +15,20 @@ extension SQLiteStore {
     static func timeline(_ db: Database, _ address: ObjectAddress, from version: Int, through last: Int) throws -> ObjectTimeline? {
         let scope = address.scope
         let snapshot = try Row.fetchOne(
-            db,
+            db.cachedStatement(
             sql: """
                 SELECT version, data FROM snapshots WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND version <= ?
                 ORDER BY version DESC LIMIT 1
-                """,
+                """),
             arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, version])
         let baseVersion: Int = snapshot?["version"] ?? 0
         let baseData = try snapshot.map { row in try StoredValueCoding.object(row["data"]) } ?? [:]
         let changes = try Row.fetchAll(
-            db,
+            db.cachedStatement(
             sql: """
                 SELECT * FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND end_version > ? AND end_version <= ?
                 ORDER BY end_version
-                """,
+                """),
             arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, baseVersion, last]
         ).map(change)
         return ObjectTimeline(baseVersion: baseVersion, baseData: baseData, changes: changes)
@@ -40,12 +40,12 @@ extension SQLiteStore {
     public func pruneHistory(after cursor: PruneCursor?, limit: Int, policy: HistoryPolicy) async throws -> HistoryPruning {
         let candidates = try await pool.read { db in
             try Row.fetchAll(
-                db,
+                db.cachedStatement(
                 sql: """
                     SELECT app_id, owner, bucket, key FROM objects
                     WHERE version - history_from > ? AND (app_id, owner, bucket, key) > (?, ?, ?, ?)
                     ORDER BY app_id, owner, bucket, key LIMIT ?
-                    """,
+                    """),
                 arguments: [
                     policy.keepLatest, cursor?.appID ?? "", cursor?.owner ?? "", cursor?.bucket ?? "", cursor?.key ?? "", limit,
                 ]
@@ -66,21 +66,21 @@ extension SQLiteStore {
         let scope = address.scope
         let object: [(any DatabaseValueConvertible)?] = [scope.appID, scope.ownerKey, scope.bucket, address.key]
         let match = "app_id = ? AND owner = ? AND bucket = ? AND key = ?"
-        guard let row = try Row.fetchOne(db, sql: "SELECT version, history_from FROM objects WHERE \(match)", arguments: StatementArguments(object))
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT version, history_from FROM objects WHERE \(match)"), arguments: StatementArguments(object))
         else { return false }
         let latest: Int = row["version"]
         let historyFrom: Int = row["history_from"]
         let oldestYoung = try Int.fetchOne(
-            db, sql: "SELECT MIN(end_version) FROM changes WHERE \(match) AND committed_at >= ?",
+            db.cachedStatement(sql: "SELECT MIN(end_version) FROM changes WHERE \(match) AND committed_at >= ?"),
             arguments: StatementArguments(object + [policy.keepSince]))
         let oldestKept = policy.oldestKept(latest: latest, oldestYoung: oldestYoung)
         guard let cut = try Int.fetchOne(
-            db, sql: "SELECT MAX(version) FROM snapshots WHERE \(match) AND version <= ?",
+            db.cachedStatement(sql: "SELECT MAX(version) FROM snapshots WHERE \(match) AND version <= ?"),
             arguments: StatementArguments(object + [oldestKept])), cut > historyFrom
         else { return false }
 
         let lastPrunedSequence = try Int64.fetchOne(
-            db, sql: "SELECT MAX(sequence) FROM changes WHERE \(match) AND end_version <= ?", arguments: StatementArguments(object + [cut]))
+            db.cachedStatement(sql: "SELECT MAX(sequence) FROM changes WHERE \(match) AND end_version <= ?"), arguments: StatementArguments(object + [cut]))
         try db.execute(sql: "DELETE FROM changes WHERE \(match) AND end_version <= ?", arguments: StatementArguments(object + [cut]))
         try db.execute(sql: "DELETE FROM snapshots WHERE \(match) AND version < ?", arguments: StatementArguments(object + [cut]))
         try db.execute(sql: "UPDATE objects SET history_from = ? WHERE \(match)", arguments: StatementArguments([cut] + object))

@@ -36,6 +36,11 @@ struct BenchStore: AsyncParsableCommand {
     @Option(name: .customLong("database-url"), help: "A PostgreSQL database to measure too (env LOCKSTEP_DATABASE_URL); each run makes schemas bench_… in it.")
     var databaseURL: String?
 
+    @Option(
+        name: .customLong("server-wrapper"),
+        help: "A command the server child runs under, for profiling (e.g. \"perf record -g -o server.perf --\").")
+    var serverWrapper: String?
+
     func validate() throws {
         guard connections > 0, changes >= connections, singleFlushChanges > 0, batch > 0 else {
             throw ValidationError("--connections, --changes, --single-flush-changes and --batch must be positive, with at least one change per connection")
@@ -61,7 +66,8 @@ struct BenchStore: AsyncParsableCommand {
     private func measure(name: String, stores: StoreFactory) async throws {
         let raw = try await RawBaseline.measure(stores.fresh(), changes: changes, batch: batch)
         let single = try await Self.singleFlush(try await stores.fresh(), changes: singleFlushChanges, writers: connections)
-        let server = try await ServerLoad.measure(stores.fresh(), connections: connections, changes: changes)
+        let server = try await ServerLoad.measure(
+            stores.fresh(), connections: connections, changes: changes, wrapper: serverWrapper?.split(separator: " ").map(String.init) ?? [])
         for (figure, result) in [("raw, batched", raw), ("one flush per change", single), ("server, group commit", server.result)] {
             say(Self.row(
                 name, figure, String(result.changes), String(format: "%.2f", result.seconds), String(Int(result.rate.rounded())),
@@ -69,7 +75,7 @@ struct BenchStore: AsyncParsableCommand {
         }
         say("  \(name): server ÷ raw = \(String(format: "%.2f", server.result.rate / raw.rate)); "
             + "server ÷ one flush = \(String(format: "%.1f", server.result.rate / single.rate)); "
-            + "mean group \(String(format: "%.1f", server.meanGroup)) changes")
+            + "mean group \(String(format: "%.1f", server.meanGroup)) changes; server CPU \(String(format: "%.0f", server.cpuPerChange)) µs per change")
     }
 
     /// Commits changes one per group (one transaction, one flush each) from concurrent writers.

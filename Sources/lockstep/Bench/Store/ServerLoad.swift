@@ -12,9 +12,12 @@ enum ServerLoad {
         var result: BenchRate
         /// Changes per group commit, from the server's metrics.
         var meanGroup: Double
+        /// The server process's CPU time per change, in microseconds.
+        var cpuPerChange: Double
     }
 
-    static func measure(_ fresh: StoreFactory.Fresh, connections: Int, changes: Int) async throws -> Result {
+    /// - Parameter wrapper: a command the server runs under (a profiler), or none.
+    static func measure(_ fresh: StoreFactory.Fresh, connections: Int, changes: Int, wrapper: [String] = []) async throws -> Result {
         var logger = Logger(label: "lockstep-bench")
         logger.logLevel = .error
         let services = LockstepServices(store: fresh.store, limits: Limits(), clock: ServerClockSource(), logger: logger)
@@ -24,13 +27,25 @@ enum ServerLoad {
 
         let port = try BenchProcesses.freePort()
         let server = Process()
-        server.executableURL = Bundle.main.executableURL
-        server.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error",
+        let serve = ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error",
             "--http-requests-per-second", "0", "--messages-per-second", "0"] + fresh.serveArguments
+        if let command = wrapper.first {
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            server.arguments = [command] + wrapper.dropFirst() + [Bundle.main.executableURL!.path] + serve
+        } else {
+            server.executableURL = Bundle.main.executableURL
+            server.arguments = serve
+        }
         server.standardOutput = FileHandle.nullDevice
         try server.run()
         defer {
-            server.terminate()
+            // SIGINT to the server itself (under a profiler, its child), which stops gracefully;
+            // a profiler then writes its data and exits too.
+            let stop = Process()
+            stop.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+            stop.arguments = ["-INT", "-f", "lockstep serve --host 127.0.0.1 --port \(port) "]
+            try? stop.run()
+            stop.waitUntilExit()
             server.waitUntilExit()
         }
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -58,6 +73,7 @@ enum ServerLoad {
                 if done { finish.yield() }
             })
         }
+        let cpu = CPUTime(including: [server.processIdentifier])
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (connection, socket) in sockets.enumerated() {
@@ -76,6 +92,7 @@ enum ServerLoad {
         }
         for await _ in finished { break }
         let rate = BenchRate(changes: changes, since: started)
+        let serverCPU = cpu.elapsed()
         for socket in sockets { await socket.close() }
 
         let metrics = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(10))
@@ -84,6 +101,8 @@ enum ServerLoad {
             text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
         }
         let groups = value("lockstep_commit_group_size_count")
-        return Result(result: rate, meanGroup: groups > 0 ? value("lockstep_commit_group_size_sum") / groups : 0)
+        return Result(
+            result: rate, meanGroup: groups > 0 ? value("lockstep_commit_group_size_sum") / groups : 0,
+            cpuPerChange: serverCPU * 1e6 / Double(changes))
     }
 }

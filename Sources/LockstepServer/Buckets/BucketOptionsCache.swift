@@ -1,0 +1,42 @@
+import Synchronization
+
+/// Bucket options as read lately: every change a client sends needs its bucket's options (is
+/// it shared, read-only?), and they almost never change, so each is read from the store at
+/// most once per ``lifetime``. Options set on this node are seen at once; on another node of a
+/// PostgreSQL cluster, within ``lifetime``.
+final class BucketOptionsCache: Sendable {
+    private struct Entry {
+        var options: BucketOptions
+        var readAt: ContinuousClock.Instant
+    }
+
+    private struct Key: Hashable {
+        var appID: String
+        var bucket: String
+    }
+
+    static let lifetime = Duration.seconds(1)
+    private let entries = Mutex<[Key: Entry]>([:])
+    private let store: any SyncStore
+
+    init(store: any SyncStore) {
+        self.store = store
+    }
+
+    func options(appID: String, bucket: String) async throws -> BucketOptions {
+        let key = Key(appID: appID, bucket: bucket)
+        let now = ContinuousClock.now
+        if let entry = entries.withLock({ $0[key] }), now - entry.readAt < Self.lifetime { return entry.options }
+        let options = try await BucketOptions.read(appID: appID, bucket: bucket, from: store)
+        entries.withLock { entries in
+            if entries.count > 10_000 { entries.removeAll() }
+            entries[key] = Entry(options: options, readAt: now)
+        }
+        return options
+    }
+
+    /// Forgets what was read of a bucket whose options just changed.
+    func forget(appID: String, bucket: String) {
+        _ = entries.withLock { $0.removeValue(forKey: Key(appID: appID, bucket: bucket)) }
+    }
+}
