@@ -44,7 +44,8 @@ struct BenchStore: AsyncParsableCommand {
         var configuration = try PostgresStore.Configuration(url: url)
         configuration.schema = "bench_" + UUID().uuidString.prefix(8).lowercased()
         configuration.maximumConnections = max(configuration.maximumConnections, writers)
-        let postgres = try await PostgresStore.connect(configuration)
+        // A schema of its own, dropped after: any key will do.
+        let postgres = try await PostgresStore.connect(configuration, serverKey: .random())
         do {
             say(try await measure(postgres, name: "PostgreSQL (\(configuration.redactedDescription))"))
         } catch {

@@ -30,7 +30,7 @@ enum TestStores {
             return try await body(try SQLiteStore(path: directory.appendingPathComponent("lockstep.sqlite").path))
         case .postgres:
             return try await withPostgresSchema { configuration in
-                let store = try await PostgresStore.connect(configuration, logger: quietLogger)
+                let store = try await PostgresStore.connect(configuration, serverKey: serverKey, logger: quietLogger)
                 do {
                     let result = try await body(store)
                     await store.shutdown()
@@ -58,6 +58,9 @@ enum TestStores {
     }
 
     static let postgresVariable = "LOCKSTEP_TEST_POSTGRES_URL"
+
+    /// The server key of test stores: one for all, as nodes sharing a database need.
+    static let serverKey = try! ServerKey(hex: String(repeating: "5e", count: 32))
 
     private static func postgresConfiguration() throws -> PostgresStore.Configuration {
         let environment = ProcessInfo.processInfo.environment

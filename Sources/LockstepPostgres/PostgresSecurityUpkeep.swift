@@ -1,0 +1,78 @@
+import LockstepServer
+import Logging
+import PostgresNIO
+
+/// What connecting to PostgreSQL does after the migrations, in one transaction under the
+/// migration lock: checks the server key, gives accounts made before names were canonical
+/// their canonical name, and seals secrets stored before sealing. Nodes starting together
+/// take turns; running it again finds nothing left to do.
+struct PostgresSecurityUpkeep {
+    let serverKey: ServerKey
+    let logger: Logger
+
+    func run(on connection: PostgresConnection) async throws {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+            try await checkServerKey(connection)
+            try await canonicalizeUsernames(connection)
+            try await sealPeerSecrets(connection)
+            try await sealPasswordHashes(connection)
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+
+    /// The first key to open the database is its key from then on.
+    private func checkServerKey(_ connection: PostgresConnection) async throws {
+        let stored = try await rows(connection, "SELECT server_key_id FROM security_state").first?.decode(String?.self)
+        if let expected = stored ?? nil {
+            guard expected == serverKey.id else { throw StoreError.wrongServerKey(expected: expected, given: serverKey.id) }
+            return
+        }
+        try await rows(connection, "UPDATE security_state SET server_key_id = \(serverKey.id)")
+    }
+
+    /// Oldest first, so that of accounts whose names collide the oldest keeps the name.
+    private func canonicalizeUsernames(_ connection: PostgresConnection) async throws {
+        let users = try await rows(
+            connection, "SELECT app_id, id, username FROM users WHERE canonical_username IS NULL ORDER BY created_at, id COLLATE \"C\"")
+        for row in users {
+            let (appID, id, username) = try row.decode((String, String, String).self)
+            let canonical = Username.canonical(username)
+            let taken = try await rows(connection, """
+                SELECT EXISTS (SELECT 1 FROM users WHERE app_id = \(appID) AND canonical_username = \(canonical) AND NOT canonical_collision)
+                """)[0].decode(Bool.self)
+            try await rows(connection, """
+                UPDATE users SET canonical_username = \(canonical), canonical_collision = \(taken) WHERE app_id = \(appID) AND id = \(id)
+                """)
+        }
+    }
+
+    private func sealPeerSecrets(_ connection: PostgresConnection) async throws {
+        let apps = try await rows(
+            connection, "SELECT id, peer_secret FROM apps WHERE peer_secret IS NOT NULL AND peer_secret NOT LIKE \(ServerKey.sealedPrefix + "%")")
+        for row in apps {
+            let (appID, secret) = try row.decode((String, String).self)
+            try await rows(connection, "UPDATE apps SET peer_secret = \(serverKey.sealPeerSecret(secret, appID: appID)) WHERE id = \(appID)")
+        }
+    }
+
+    private func sealPasswordHashes(_ connection: PostgresConnection) async throws {
+        let users = try await rows(connection, """
+            SELECT app_id, id, password_hash FROM users WHERE password_hash IS NOT NULL AND password_hash NOT LIKE \(ServerKey.sealedPrefix + "%")
+            """)
+        for row in users {
+            let (appID, userID, hash) = try row.decode((String, String, String).self)
+            let sealed = serverKey.sealPasswordHash(hash, appID: appID, userID: userID)
+            try await rows(connection, "UPDATE users SET password_hash = \(sealed) WHERE app_id = \(appID) AND id = \(userID)")
+        }
+    }
+
+    @discardableResult
+    private func rows(_ connection: PostgresConnection, _ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await connection.query(query, logger: logger).collect()
+    }
+}
