@@ -15,8 +15,14 @@ public struct LockstepServices: Sendable {
     public let logger: Logger
     /// Deletes presence buckets' objects when their connection or user goes away.
     public let presence: PresenceService
+    /// Closes the sockets of revoked and expired tokens.
+    public let tokenWatch: TokenWatch
     /// The timed store, when the server was given a store configuration.
     public var releases: ReleaseService?
+    /// The proxies whose `X-Forwarded-For` names the caller; none by default.
+    public var trustedProxies = TrustedProxies()
+    /// Who may read `GET /metrics`, and where.
+    public var metrics = MetricsAccess()
 
     public init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger) {
         self.store = store
@@ -24,8 +30,12 @@ public struct LockstepServices: Sendable {
         self.clock = clock
         self.logger = logger
         self.hub = ChangeHub()
-        self.connections = ConnectionRegistry()
-        self.accounts = AccountService(store: store, limits: limits, now: { clock.now() })
+        let connections = ConnectionRegistry()
+        self.connections = connections
+        let tokenWatch = TokenWatch(store: store, connections: connections, clock: clock, limits: limits, logger: logger)
+        self.tokenWatch = tokenWatch
+        self.accounts = AccountService(
+            store: store, limits: limits, now: { clock.now() }, onRevoked: { hashes in tokenWatch.revoked(hashes) })
         let buckets = BucketService(store: store, hub: hub, limits: limits)
         self.buckets = buckets
         self.presence = PresenceService(
@@ -52,6 +62,9 @@ public struct LockstepServices: Sendable {
         let options = try await options(appID: identity.appID, bucket: bucket)
         if writing && options.isReadOnly && !identity.isAdmin {
             throw AccountError(.forbidden, "bucket \(bucket) is read-only; only the admin token writes it")
+        }
+        if writing && releases != nil && bucket == ReleaseService.purchasesBucket && !identity.isAdmin {
+            throw AccountError(.forbidden, "the server writes bucket \(bucket) itself: buy with POST /1/\(identity.appID)/purchase")
         }
         if options.isShared { return BucketScope(appID: identity.appID, owner: .shared, bucket: bucket) }
         guard let userID = identity.userID else {

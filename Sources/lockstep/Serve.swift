@@ -23,6 +23,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var storage: StorageOptions
     @OptionGroup var limits: LimitOptions
+    @OptionGroup var network: NetworkOptions
     @OptionGroup var storeOptions: StoreOptions
 
     @Option(name: .customLong("clock-offset-ms"), help: ArgumentHelp("Testing only: report server time shifted by this many milliseconds.", visibility: .hidden))
@@ -49,17 +50,29 @@ struct Serve: AsyncParsableCommand {
         let store = try await storage.openStore()
         var services = LockstepServices(store: store, limits: try limits.resolved(), clock: clock, logger: logger)
         services.releases = releases
+        services.trustedProxies = try network.trustedProxies()
+        let metricsListener = try network.metricsListener()
+        services.metrics = MetricsAccess(bearerToken: network.metricsBearerToken, onMainListener: metricsListener == nil)
         if clockOffsetMilliseconds != 0 {
             logger.warning("testing only: server time is shifted by \(clockOffsetMilliseconds) ms")
         }
         try await DefaultApp.ensure(services: services, storage: storage)
+        try await StartupChecks.run(services: services, storage: storage, logger: logger)
         let app = LockstepServer.application(services: services, host: host, port: port) { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)"
             say("Lockstep is listening on http://\(address), storing data in \(storage.storeDescription)")
         }
-        // The HTTP server comes last so that a graceful shutdown stops it first.
+        var listeners: [any Service] = []
+        if let metricsListener {
+            listeners.append(LockstepServer.metricsApplication(
+                access: services.metrics, host: metricsListener.host, port: metricsListener.port, logger: logger
+            ) { channel in
+                say("Metrics are served on http://\(metricsListener.host):\(channel.localAddress?.port ?? metricsListener.port)/metrics")
+            })
+        }
+        // The HTTP servers come last so that a graceful shutdown stops them first.
         let group = ServiceGroup(
-            services: storage.companionServices(for: store, hub: services.hub, logger: logger) + [app],
+            services: storage.companionServices(for: store, hub: services.hub, logger: logger) + listeners + [app],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         do {
             try await group.run()
@@ -87,8 +100,10 @@ enum DefaultApp {
         var keptIn = "nowhere (the store is not a local directory): copy them now"
         if storage.resolvedDatabaseURL == nil {
             let path = storage.resolvedDataDirectory + "/default-app.json"
-            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw ValidationError("could not write the default app's credentials to \(path)")
+            do {
+                try PrivateFiles.writeNewFile(path, contents: text)
+            } catch {
+                throw ValidationError("could not write the default app's credentials: \(error)")
             }
             keptIn = "\(path) (readable by you only)"
         }

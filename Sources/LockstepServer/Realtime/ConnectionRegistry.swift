@@ -32,6 +32,13 @@ public enum SocketCloseReason: Sendable, Equatable {
     /// The peer did not take what the server sent: its outgoing queue passed
     /// ``Limits/outgoingBufferBytes``, or no message got through for ``Limits/heartbeatTimeoutSeconds``.
     case slowReader
+    /// A token a channel was opened with was revoked (signed out, password changed, or by
+    /// the admin).
+    case tokenRevoked
+    /// A token a channel was opened with expired.
+    case tokenExpired
+    /// No channel was opened with a valid token within ``Limits/socketInitTimeoutSeconds``.
+    case noInit
 }
 
 /// The end of a streaming connection, as the registry reports it.
@@ -76,6 +83,17 @@ public final class ConnectionRegistry: Sendable {
         var lastID: UInt64 = 0
         var open: [SocketConnectionID: SocketConnectionInfo] = [:]
         var observers: [Observer] = []
+        /// How each open connection is ended from outside (a revoked or expired token).
+        var terminators: [SocketConnectionID: @Sendable (SocketCloseReason) -> Void] = [:]
+        /// The tokens each connection's channels were opened with.
+        var tokens: [SocketConnectionID: HeldTokens] = [:]
+    }
+
+    /// The user tokens one connection holds: how many channels claimed each (by hash), and
+    /// when each expires once known.
+    private struct HeldTokens {
+        var claims: [String: Int] = [:]
+        var expiries: [String: Int64] = [:]
     }
 
     private let state = Mutex(State())
@@ -122,9 +140,83 @@ public final class ConnectionRegistry: Sendable {
     func close(_ end: SocketConnectionEnd) {
         let observers = state.withLock { state in
             state.open[end.connection.id] = nil
+            state.terminators[end.connection.id] = nil
+            state.tokens[end.connection.id] = nil
             return state.observers
         }
         LockstepMetrics.socketConnections.record(Self.openInProcess.subtract(1, ordering: .relaxed).newValue)
         for observer in observers { observer(.closed(end)) }
+    }
+
+    // MARK: Tokens held by connections
+
+    /// How to end connection `id` from outside; set once as it opens.
+    func setTerminator(_ id: SocketConnectionID, _ terminate: @escaping @Sendable (SocketCloseReason) -> Void) {
+        state.withLock { state in
+            guard state.open[id] != nil else { return }
+            state.terminators[id] = terminate
+        }
+    }
+
+    /// Connection `id` is about to open a channel with the token whose hash is `hash`.
+    ///
+    /// Claimed before the token is checked, so that a revocation committed after the check
+    /// always finds the connection (see ``TokenWatch``); ``releaseToken(_:on:)`` undoes it
+    /// when the check fails or the token turns out to be the admin's.
+    func claimToken(_ hash: String, on id: SocketConnectionID) {
+        state.withLock { state in
+            guard state.open[id] != nil else { return }
+            state.tokens[id, default: HeldTokens()].claims[hash, default: 0] += 1
+        }
+    }
+
+    func releaseToken(_ hash: String, on id: SocketConnectionID) {
+        state.withLock { state in
+            guard var held = state.tokens[id], let count = held.claims[hash] else { return }
+            if count > 1 {
+                held.claims[hash] = count - 1
+            } else {
+                held.claims[hash] = nil
+                held.expiries[hash] = nil
+            }
+            state.tokens[id] = held
+        }
+    }
+
+    /// A channel of `id` was opened with `token`: the connection ends when the token expires.
+    func holdToken(_ token: TokenRecord, on id: SocketConnectionID) {
+        guard let expiresAt = token.expiresAt else { return }
+        state.withLock { state in
+            guard state.tokens[id]?.claims[token.tokenHash] != nil else { return }
+            state.tokens[id]?.expiries[token.tokenHash] = expiresAt
+        }
+    }
+
+    /// Every token hash some open connection holds.
+    func heldTokenHashes() -> Set<String> {
+        state.withLock { state in
+            state.tokens.values.reduce(into: Set<String>()) { hashes, held in hashes.formUnion(held.claims.keys) }
+        }
+    }
+
+    /// Ends every connection holding one of `hashes`; returns how many.
+    @discardableResult
+    func closeConnections(holding hashes: Set<String>, because reason: SocketCloseReason) -> Int {
+        guard !hashes.isEmpty else { return 0 }
+        return end(because: reason) { held in held.claims.keys.contains(where: hashes.contains) }
+    }
+
+    /// Ends every connection holding a token that expired at or before `now`; returns how many.
+    @discardableResult
+    func closeConnections(expiredAt now: Int64) -> Int {
+        end(because: .tokenExpired) { held in held.expiries.values.contains { $0 <= now } }
+    }
+
+    private func end(because reason: SocketCloseReason, where matches: (HeldTokens) -> Bool) -> Int {
+        let terminators = state.withLock { state in
+            state.tokens.compactMap { id, held in matches(held) ? state.terminators[id] : nil }
+        }
+        for terminate in terminators { terminate(reason) }
+        return terminators.count
     }
 }

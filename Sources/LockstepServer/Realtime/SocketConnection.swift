@@ -19,6 +19,9 @@ final class SocketConnection: Sendable {
     private let closer: Closer
     /// Pushes key releases once the client asked with `release:`.
     private let releaseFeed = Mutex<Task<Void, Never>?>(nil)
+    /// Whether a channel was opened with a valid token: until then the connection is on the
+    /// clock of ``Limits/socketInitTimeoutSeconds``.
+    private let authorized = Atomic<Bool>(false)
 
     init(info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel, logger: Logger) {
         var logger = logger
@@ -34,6 +37,10 @@ final class SocketConnection: Sendable {
             guard closer.close(because: .slowReader) else { return }
             logger.warning("closing a slow reader: \(queued) bytes would wait to be sent, over the limit of \(limit)")
             LockstepMetrics.slowReadersClosed.increment()
+        }
+        services.connections.setTerminator(info.id) { [logger] reason in
+            guard closer.close(because: reason) else { return }
+            logger.debug("closed a streaming connection: \(reason)")
         }
     }
 
@@ -54,6 +61,7 @@ final class SocketConnection: Sendable {
                 outbox.close()
             }
             group.addTask { [self] in await watchForStalledWrites() }
+            group.addTask { [self] in await awaitFirstChannel() }
             do {
                 try await dispatcher.read(inbound)
             } catch {
@@ -68,6 +76,22 @@ final class SocketConnection: Sendable {
         logger.debug("streaming connection closed", metadata: ["lockstep.reason": "\(end.reason)"])
         services.connections.close(end)
         if let failure { throw failure }
+    }
+
+    /// A channel was opened with `identity`: the connection may stay, for as long as the
+    /// identity's token holds (``TokenWatch``).
+    func channelAuthorized(_ identity: AccountService.Identity) {
+        authorized.store(true, ordering: .releasing)
+        if let token = identity.token { services.connections.holdToken(token, on: info.id) }
+    }
+
+    /// Closes the connection if no channel was opened with a valid token in time.
+    private func awaitFirstChannel() async {
+        let timeout = services.limits.socketInitTimeoutSeconds
+        guard timeout > 0 else { return }
+        do { try await Task.sleep(for: .nanoseconds(Int64(timeout * 1e9))) } catch { return }
+        guard !authorized.load(ordering: .acquiring), closer.close(because: .noInit) else { return }
+        logger.debug("closed a streaming connection that opened no channel within \(timeout) s")
     }
 
     /// Sends every key release from now on as `release:{…}`; asking again changes nothing.
