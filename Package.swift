@@ -140,6 +140,7 @@ let package = Package(
                 "LockstepServer",
                 "LockstepPostgres",
                 "LockstepCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

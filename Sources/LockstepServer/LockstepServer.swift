@@ -19,7 +19,7 @@ public enum LockstepServer {
         router.middlewares.add(MetricsMiddleware())
         router.middlewares.add(LogRequestsMiddleware(.debug))
         router.middlewares.add(RateLimitMiddleware(
-            limits: services.limits, trustedProxies: services.trustedProxies, verifiedTokens: services.accounts.verifiedTokens))
+            limits: services.limits, trustedProxies: services.trustedProxies, accounts: services.accounts))
         OperationsRoutes(services: services).add(to: router)
         AuthRoutes(services: services).add(to: router)
         ObjectRoutes(services: services).add(to: router)

@@ -31,6 +31,18 @@ extension AccountService {
         return Identity(appID: appID, userID: record.userID, username: user?.username, isAdmin: false, token: record)
     }
 
+    /// Whether `hash` is a token's that is neither revoked nor expired (the app's admin token
+    /// counts too); remembers it in ``verifiedTokens`` if so.
+    func recognizes(tokenHash hash: String) async throws -> Bool {
+        if let record = try await store.token(hash: hash) {
+            guard record.expiresAt.map({ $0 > now() }) ?? true else { return false }
+        } else {
+            guard try await store.apps().contains(where: { $0.adminTokenHash == hash }) else { return false }
+        }
+        verifiedTokens.insert(hash)
+        return true
+    }
+
     /// Ends one token, named by its hash (``Secrets/hash(_:)``); `false` when there was no
     /// such token in the app.
     @discardableResult

@@ -138,6 +138,7 @@ public struct AccountService: Sendable {
         try await store.insertToken(TokenRecord(
             tokenHash: Secrets.hash(token), appID: user.appID, userID: user.id, createdAt: issued,
             expiresAt: tokenLifetimeNanoseconds > 0 ? issued + tokenLifetimeNanoseconds : nil))
+        verifiedTokens.insert(Secrets.hash(token))
         return Grant(username: user.username, userID: user.id, accessToken: token)
     }
 

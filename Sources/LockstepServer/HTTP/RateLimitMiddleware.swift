@@ -6,7 +6,8 @@ import Hummingbird
 /// A caller is its access token once the token has proved real (``VerifiedTokens``), and
 /// otherwise its address: the peer's, or behind a trusted proxy the one `X-Forwarded-For`
 /// names (``TrustedProxies``). Made-up tokens are charged to the address that sends them,
-/// so they buy nothing. `create/` and `authorize/` are also charged to a per-address budget
+/// so they buy nothing. A token not seen lately is looked up only when its address has run
+/// out, so that a real user behind an address someone else floods is still served. `create/` and `authorize/` are also charged to a per-address budget
 /// of their own (``Limits/accountRequestsPerMinute``), since each costs a password hash.
 ///
 /// Release windows and keys are not limited: they are immutable, served from memory, and a
@@ -15,13 +16,13 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
     let requests: RateLimiter
     let accountRequests: RateLimiter
     let trustedProxies: TrustedProxies
-    let verifiedTokens: VerifiedTokens
+    let accounts: AccountService
 
-    init(limits: Limits, trustedProxies: TrustedProxies, verifiedTokens: VerifiedTokens) {
+    init(limits: Limits, trustedProxies: TrustedProxies, accounts: AccountService) {
         requests = RateLimiter(ratePerSecond: limits.httpRequestsPerSecond)
         accountRequests = RateLimiter(ratePerSecond: limits.accountRequestsPerMinute / 60, burst: limits.accountRequestsPerMinute * 2)
         self.trustedProxies = trustedProxies
-        self.verifiedTokens = verifiedTokens
+        self.accounts = accounts
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -31,12 +32,17 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
         let client = trustedProxies.client(
             peer: context.remoteAddress.flatMap(IPAddress.init), forwardedFor: request.headers[values: .xForwardedFor])
         let address = "address:" + (client?.limitKey ?? "unknown")
-        var caller = address
-        if let token = request.headers[.simperiumToken] {
-            let hash = Secrets.hash(token)
-            if verifiedTokens.contains(hash) { caller = "token:" + hash }
+        let tokenHash = request.headers[.simperiumToken].map(Secrets.hash)
+        var allowed: Bool
+        if let tokenHash, accounts.verifiedTokens.contains(tokenHash) {
+            allowed = requests.allow("token:" + tokenHash)
+        } else {
+            allowed = requests.allow(address)
+            if !allowed, let tokenHash, try await accounts.recognizes(tokenHash: tokenHash) {
+                allowed = requests.allow("token:" + tokenHash)
+            }
         }
-        guard requests.allow(caller) else {
+        guard allowed else {
             throw HTTPError(
                 .tooManyRequests, headers: [.retryAfter: "1"],
                 message: "more than \(Int(requests.ratePerSecond)) requests per second; slow down")

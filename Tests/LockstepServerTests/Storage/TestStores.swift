@@ -43,6 +43,26 @@ enum TestStores {
         }
     }
 
+    /// The same database opened again by a new store, as a restarted server opens it.
+    static func reopening<T>(_ kind: StoreKind, _ store: any SyncStore, _ body: (any SyncStore) async throws -> T) async throws -> T {
+        switch kind {
+        case .sqlite:
+            guard let store = store as? SQLiteStore else { throw TestStoreError.wrongKind }
+            return try await body(try SQLiteStore(path: store.path))
+        case .postgres:
+            guard let store = store as? PostgresStore else { throw TestStoreError.wrongKind }
+            let reopened = try await PostgresStore.connect(store.configuration, serverKey: serverKey, logger: quietLogger)
+            do {
+                let result = try await body(reopened)
+                await reopened.shutdown()
+                return result
+            } catch {
+                await reopened.shutdown()
+                throw error
+            }
+        }
+    }
+
     /// A configuration for a new, empty schema of the test database, dropped after `body`.
     static func withPostgresSchema<T>(_ body: (PostgresStore.Configuration) async throws -> T) async throws -> T {
         var configuration = try postgresConfiguration()
@@ -97,4 +117,5 @@ enum TestStores {
 
 enum TestStoreError: Error {
     case postgresMissing
+    case wrongKind
 }

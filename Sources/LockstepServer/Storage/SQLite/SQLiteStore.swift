@@ -11,6 +11,9 @@ public final class SQLiteStore: SyncStore {
     /// This run's name in presence claims: every claim of another run is orphaned.
     public let nodeID = UUID().uuidString.lowercased()
 
+    /// The database file.
+    public var path: String { pool.path }
+
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
     /// A new database file is made readable by its owner only (mode 0600), and so are its

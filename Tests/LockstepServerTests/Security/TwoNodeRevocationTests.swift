@@ -1,0 +1,29 @@
+import Foundation
+import LockstepCore
+import LockstepServer
+import Testing
+
+/// A token revoked on one node is refused, and its sockets closed, on every node.
+@Suite("Security: revoking tokens across PostgreSQL nodes", .timeLimit(.minutes(2)))
+struct TwoNodeRevocationTests {
+    @Test func aTokenRevokedOnOneNodeIsRefusedAndItsSocketsClosedOnTheOther() async throws {
+        try await TwoNodes.with { one, two in
+            let user = try await one.server.createUser()
+            let other = try await one.server.authorize(user)
+            let socket = try await SocketTestClient.connect(to: two.server, app: one.server.appID)
+            try await socket.initialize(token: user.token)
+            let otherSocket = try await SocketTestClient.connect(to: two.server, app: one.server.appID)
+            defer { Task { await otherSocket.close() } }
+            try await otherSocket.initialize(token: other.token)
+            #expect(try await two.request(user, "GET", "note/index").status == 200)
+
+            let started = ContinuousClock.now
+            #expect(try await one.request(user, "POST", "revoke").status == 200)
+            #expect(try await two.request(user, "GET", "note/index").status == 401, "refused at once on the other node")
+            _ = await socket.closed()
+            #expect(ContinuousClock.now - started < .seconds(1), "closed after \(ContinuousClock.now - started)")
+            try await otherSocket.send("h:1")
+            #expect(await otherSocket.next(startingWith: "h:") == "h:2", "the user's other token keeps its socket")
+        }
+    }
+}
