@@ -47,11 +47,14 @@ struct Serve: AsyncParsableCommand {
         }
         let clock = ServerClockSource(offsetNanoseconds: Int64(clockOffsetMilliseconds * 1e6))
         let releases = try storeOptions.releaseService(clock: clock)
-        let store = try await storage.openStore()
-        var services = LockstepServices(store: store, limits: try limits.resolved(), clock: clock, logger: logger)
-        services.releases = releases
-        services.trustedProxies = try network.trustedProxies()
+        // Every option is checked before anything is made on disk.
+        let resolvedLimits = try limits.resolved()
+        let trustedProxies = try network.trustedProxies()
         let metricsListener = try network.metricsListener()
+        let store = try await storage.openStore()
+        var services = LockstepServices(store: store, limits: resolvedLimits, clock: clock, logger: logger)
+        services.releases = releases
+        services.trustedProxies = trustedProxies
         services.metrics = MetricsAccess(bearerToken: network.metricsBearerToken, onMainListener: metricsListener == nil)
         if clockOffsetMilliseconds != 0 {
             logger.warning("testing only: server time is shifted by \(clockOffsetMilliseconds) ms")
