@@ -28,12 +28,15 @@ struct Table {
 
     private(set) var me: String?
     private var current: String?
+    private var currentSince = ContinuousClock.now
     private var opponentSeen = false
     private var finished: Set<String> = []
     /// Matches this player said it is playing (both players agreed to them).
     private var announced: Set<String> = []
     private var challengeAfter = ContinuousClock.now
     private(set) var gamesPlayed = 0
+    /// How long a match waits for its opponent's player object to show up at all.
+    static let opponentPatience = Duration.seconds(5)
 
     init(players: TypedBucket<Player>, matches: TypedBucket<Match>, name: String, moves: any MoveSource, report: @escaping @Sendable (String) -> Void) {
         self.players = players
@@ -87,6 +90,7 @@ struct Table {
         }
         if let keep, current != keep.key {
             current = keep.key
+            currentSince = .now
             opponentSeen = false
             report("match \(keep.key) x=\(keep.value.x) o=\(keep.value.o)")
         }
@@ -96,8 +100,9 @@ struct Table {
         let opponent = match.opponent(of: me)
         if try players.get(opponent) != nil {
             opponentSeen = true
-        } else if opponentSeen {
+        } else if opponentSeen || ContinuousClock.now - currentSince > Self.opponentPatience {
             // The opponent's program is gone, and the server removed its player: look again.
+            // (A player never seen at all left before its object reached this one.)
             report("opponent left \(key)")
             try await matches.delete(key, priority: .urgent)
             current = nil

@@ -31,26 +31,42 @@ enum Columns {
     static let object = "key, version, data, deleted, member_stamps, sequence"
 
     static func object(_ row: PostgresRow) throws -> StoredObject {
-        let (key, version, data, deleted, stamps, sequence) = try row.decode((String, Int, String, Bool, String, Int64).self)
-        return StoredObject(
-            key: key, version: version, data: try StoredValueCoding.object(data), isDeleted: deleted,
-            memberStamps: try StoredValueCoding.stamps(stamps), sequence: sequence)
+        try object(row, from: 0)
     }
 
-    static let change = "sequence, key, operation, source_version, end_version, diff, client_id, change_id, edit_time"
+    /// The object columns of table alias `table`, for joins.
+    static func object(of table: String) -> String {
+        object.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
+    }
+
+    /// Reads an object from the six columns of `row` that start at index `first`.
+    static func object(_ row: PostgresRow, from first: Int) throws -> StoredObject {
+        let cells = row.makeRandomAccess()
+        return StoredObject(
+            key: try cells[first].decode(String.self), version: try cells[first + 1].decode(Int.self),
+            data: try StoredValueCoding.object(try cells[first + 2].decode(String.self)), isDeleted: try cells[first + 3].decode(Bool.self),
+            memberStamps: try StoredValueCoding.stamps(try cells[first + 4].decode(String.self)),
+            sequence: try cells[first + 5].decode(Int64.self))
+    }
+
+    static let change = "sequence, key, operation, source_version, end_version, diff, client_id, change_id, edit_time, intent, merged_without_base"
+    /// How many columns ``change`` names: a query's further columns start at this index.
+    static let changeCount = 11
 
     /// The change columns of table alias `table`, for joins.
     static func change(of table: String) -> String {
         change.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
     }
 
-    /// Reads a change from the first nine columns of `row`.
+    /// Reads a change from the first ``changeCount`` columns of `row`.
     static func change(_ row: PostgresRow) throws -> ChangeRecord {
+        let cells = row.makeRandomAccess()
         let (sequence, key, operation, sourceVersion, endVersion, diff, clientID, changeID, editTime) = try row.decode(
             (Int64, String, String, Int?, Int, String?, String, String, Int64?).self)
         return ChangeRecord(
             sequence: sequence, key: key, operation: ChangeRecord.Operation(rawValue: operation) ?? .modify,
-            sourceVersion: sourceVersion, endVersion: endVersion, diff: try StoredValueCoding.diff(diff), clientID: clientID,
-            changeID: changeID, editTime: editTime)
+            sourceVersion: sourceVersion, endVersion: endVersion, diff: try StoredValueCoding.diff(diff),
+            intent: try StoredValueCoding.diff(try cells[9].decode(String?.self)), mergedWithoutBase: try cells[10].decode(Bool.self),
+            clientID: clientID, changeID: changeID, editTime: editTime)
     }
 }

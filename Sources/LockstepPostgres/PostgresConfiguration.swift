@@ -1,5 +1,5 @@
 import Foundation
-import PostgresNIO
+public import PostgresNIO
 
 extension PostgresStore {
     /// Where the database is and how to reach it.
@@ -98,7 +98,7 @@ extension PostgresStore {
         }
 
         /// A single connection outside the pool, for migrations and for listening.
-        func connectionConfiguration(application: String) throws -> PostgresConnection.Configuration {
+        public func connectionConfiguration(application: String) throws -> PostgresConnection.Configuration {
             var configuration = PostgresConnection.Configuration(
                 host: host, port: port, username: username, password: password, database: database,
                 tls: try connectionTLS)

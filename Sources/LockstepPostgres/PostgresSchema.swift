@@ -127,6 +127,18 @@ enum PostgresSchema {
             """,
         ],
         ["ALTER TABLE apps ADD COLUMN peer_secret TEXT"],
+        // Compact history kept by age (see SQLiteSchema's "v4"): the full copies of the last
+        // versions become snapshots as they are, history starts at creation, and changes from
+        // before count as committed now.
+        [
+            "ALTER TABLE versions RENAME TO snapshots",
+            "ALTER TABLE changes ADD COLUMN intent TEXT",
+            "ALTER TABLE changes ADD COLUMN merged_without_base BOOLEAN NOT NULL DEFAULT FALSE",
+            "ALTER TABLE changes ADD COLUMN committed_at BIGINT NOT NULL DEFAULT 0",
+            "UPDATE changes SET committed_at = (extract(epoch FROM clock_timestamp()) * 1000000000)::BIGINT",
+            "ALTER TABLE objects ADD COLUMN history_from BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE buckets ADD COLUMN pruned_through BIGINT NOT NULL DEFAULT 0",
+        ],
         // Security: canonical usernames (filled in by PostgresSecurityUpkeep, since NFC and
         // Unicode lowercasing are Swift's), token revocation, and the server key's id.
         [

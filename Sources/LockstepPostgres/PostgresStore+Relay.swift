@@ -28,7 +28,7 @@ extension PostgresStore {
                 AND c.sequence = \(sequence)
             """).first.map { row in
             let change = try Columns.change(row)
-            let epoch = try row.makeRandomAccess()[9].decode(Int64.self)
+            let epoch = try row.makeRandomAccess()[Columns.changeCount].decode(Int64.self)
             return ChangeEvent(
                 scope: scope, change: change, version: ChangeVersion(epoch: UInt32(truncatingIfNeeded: epoch), sequence: change.sequence))
         }
@@ -45,11 +45,11 @@ extension PostgresStore {
             """).map { row in
             let change = try Columns.change(row)
             let cells = row.makeRandomAccess()
-            let scope = BucketScope(appID: appID, ownerKey: try cells[9].decode(String.self), bucket: try cells[10].decode(String.self))
-            let epoch = UInt32(truncatingIfNeeded: try cells[11].decode(Int64.self))
+            let scope = BucketScope(appID: appID, ownerKey: try cells[Columns.changeCount].decode(String.self), bucket: try cells[Columns.changeCount + 1].decode(String.self))
+            let epoch = UInt32(truncatingIfNeeded: try cells[Columns.changeCount + 2].decode(Int64.self))
             return RelayedChange(
                 event: ChangeEvent(scope: scope, change: change, version: ChangeVersion(epoch: epoch, sequence: change.sequence)),
-                appSequence: try cells[12].decode(Int64.self))
+                appSequence: try cells[Columns.changeCount + 3].decode(Int64.self))
         }
     }
 }

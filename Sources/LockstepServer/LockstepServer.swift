@@ -50,7 +50,7 @@ public enum LockstepServer {
             router: router(services: services),
             server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "Lockstep"),
-            services: [services.presence, services.tokenWatch],
+            services: [services.presence, services.pruner, services.tokenWatch],
             onServerRunning: onServerRunning,
             logger: services.logger)
     }

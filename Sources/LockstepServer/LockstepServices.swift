@@ -15,6 +15,8 @@ public struct LockstepServices: Sendable {
     public let logger: Logger
     /// Deletes presence buckets' objects when their connection or user goes away.
     public let presence: PresenceService
+    /// Deletes the history the limits no longer keep, in the background.
+    public let pruner: HistoryPruner
     /// Closes the sockets of revoked and expired tokens.
     public let tokenWatch: TokenWatch
     /// The timed store, when the server was given a store configuration.
@@ -36,8 +38,9 @@ public struct LockstepServices: Sendable {
         self.tokenWatch = tokenWatch
         self.accounts = AccountService(
             store: store, limits: limits, now: { clock.now() }, onRevoked: { hashes in tokenWatch.revoked(hashes) })
-        let buckets = BucketService(store: store, hub: hub, limits: limits)
+        let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, logger: logger)
         self.buckets = buckets
+        self.pruner = HistoryPruner(store: store, limits: limits, clock: clock, logger: logger)
         self.presence = PresenceService(
             environment: .init(
                 store: store, buckets: buckets,

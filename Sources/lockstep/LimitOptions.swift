@@ -15,8 +15,20 @@ struct LimitOptions: ParsableArguments {
     var maximumFrameBytes: Int?
     @Option(name: .customLong("max-channels"), help: "Channels (buckets) one streaming connection may open.")
     var maximumChannelsPerConnection: Int?
-    @Option(name: .customLong("retained-versions"), help: "Versions kept per object.")
+    @Option(name: .customLong("history-days"), help: "Days every version of an object is kept (and the change feed with it) (default 30).")
+    var historyDays: Double?
+    @Option(name: .customLong("retained-versions"), help: "Latest versions of an object kept whatever their age (default 60).")
     var retainedVersions: Int?
+    @Option(name: .customLong("max-versions"), help: "Most versions of one object kept, however young; the oldest go first (default 10000).")
+    var maximumVersionsPerObject: Int?
+    @Option(name: .customLong("snapshot-interval"), help: "An object's whole data is kept every this many versions; the others are rebuilt from diffs (default 32).")
+    var snapshotInterval: Int?
+    @Option(name: .customLong("history-prune-seconds"), help: "How often old history is pruned, in the background; 0 never (default 600).")
+    var historyPruneIntervalSeconds: Double?
+    @Option(name: .customLong("max-changes-per-commit"), help: "Most changes one group commit (one transaction, one flush) carries (default 1000).")
+    var maximumChangesPerCommit: Int?
+    @Option(name: .customLong("max-changes-in-flight"), help: "A streaming connection's changes waiting for their commit before the server stops reading it (default 256).")
+    var maximumChangesInFlight: Int?
     @Option(name: .customLong("changes-wait-seconds"), help: "How long GET /changes waits for a change.")
     var changesLongPollSeconds: Double?
     @Option(name: .customLong("heartbeat-timeout-seconds"), help: "Silence after which a streaming connection is closed.")
@@ -61,7 +73,22 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(maximumMessageBytes, "LOCKSTEP_MAX_MESSAGE_BYTES") { limits.maximumMessageBytes = value }
         if let value = try pick(maximumFrameBytes, "LOCKSTEP_MAX_FRAME_BYTES") { limits.maximumFrameBytes = value }
         if let value = try pick(maximumChannelsPerConnection, "LOCKSTEP_MAX_CHANNELS") { limits.maximumChannelsPerConnection = value }
+        if let value = try pick(historyDays, "LOCKSTEP_HISTORY_DAYS") { limits.historyRetentionSeconds = value * 24 * 3600 }
         if let value = try pick(retainedVersions, "LOCKSTEP_RETAINED_VERSIONS") { limits.retainedVersions = value }
+        if let value = try pick(maximumVersionsPerObject, "LOCKSTEP_MAX_VERSIONS") { limits.maximumVersionsPerObject = value }
+        if let value = try pick(snapshotInterval, "LOCKSTEP_SNAPSHOT_INTERVAL") {
+            guard value > 0 else { throw ValidationError("the snapshot interval must be at least 1") }
+            limits.snapshotInterval = value
+        }
+        if let value = try pick(historyPruneIntervalSeconds, "LOCKSTEP_HISTORY_PRUNE_SECONDS") { limits.historyPruneIntervalSeconds = value }
+        if let value = try pick(maximumChangesInFlight, "LOCKSTEP_MAX_CHANGES_IN_FLIGHT") {
+            guard value > 0 else { throw ValidationError("a connection must have room for at least one change in flight") }
+            limits.maximumChangesInFlight = value
+        }
+        if let value = try pick(maximumChangesPerCommit, "LOCKSTEP_MAX_CHANGES_PER_COMMIT") {
+            guard value > 0 else { throw ValidationError("a commit must carry at least one change") }
+            limits.maximumChangesPerCommit = value
+        }
         if let value = try pick(changesLongPollSeconds, "LOCKSTEP_CHANGES_WAIT_SECONDS") { limits.changesLongPollSeconds = value }
         if let value = try pick(heartbeatTimeoutSeconds, "LOCKSTEP_HEARTBEAT_TIMEOUT_SECONDS") { limits.heartbeatTimeoutSeconds = value }
         if let value = try pick(outgoingBufferBytes, "LOCKSTEP_OUTGOING_BUFFER_BYTES") { limits.outgoingBufferBytes = value }

@@ -66,8 +66,11 @@ extension DiffOperation {
         return try resolveConflict(with: applied, base: base, winner: winner, at: path)
     }
 
-    /// Where two operations collide, the winner's resulting value stands: as an operation on
-    /// the value the applied operation left behind.
+    /// Where two operations collide, the winner's resulting value stands: as a replace of the
+    /// value the applied operation left behind. A replace, not the diff between the two values:
+    /// a server keeps the rebased operation as what the change meant, and a later change that
+    /// collides with it must meet a replace (which it wins or loses whole by the edit stamps),
+    /// never a text edit it would merge into.
     private func resolveConflict(with applied: DiffOperation, base: JSONValue?, winner: ConflictWinner, at path: DiffPath) throws(DiffError) -> DiffOperation? {
         guard winner == .incoming else { return nil }
         let mine = try apply(to: base, at: path)
@@ -76,7 +79,7 @@ extension DiffOperation {
         case (nil, nil): return nil
         case (_?, nil): return .remove
         case (nil, let value?): return .insert(value)
-        case (let old?, let new?): return DiffOperation(from: old, to: new)
+        case (_?, let new?): return .replace(new)
         }
     }
 }

@@ -11,8 +11,19 @@ enum TextMerge {
     /// patches with fuzzy matching to the text `theirs` left. Succeeds only when every patch
     /// applies; a patch that cannot find its place is a conflict for the merge rules to settle.
     static func rebase(_ mine: String, over theirs: String, base: String, at path: DiffPath) throws(DiffError) -> Outcome {
+        let theirText: String
         do {
-            let theirText = try TextDelta.apply(theirs, to: base)
+            theirText = try TextDelta.apply(theirs, to: base)
+        } catch {
+            throw DiffError(.badTextDelta, at: path, "text delta does not apply: \(error)")
+        }
+        return try rebase(mine, onto: theirText, base: base, at: path)
+    }
+
+    /// Rebases text delta `mine`, made against `base`, onto `theirText`, which concurrent
+    /// edits made of `base`.
+    static func rebase(_ mine: String, onto theirText: String, base: String, at path: DiffPath) throws(DiffError) -> Outcome {
+        do {
             let patches = TextPatch.make(from: base, diff: try TextDiff(delta: mine, source: base))
             let (merged, applied) = patches.apply(to: theirText)
             guard applied.allSatisfy({ $0 }) else { return .conflict }

@@ -1,62 +1,61 @@
 import LockstepCore
-import Logging
+public import Logging
 
 /// Applies changes to buckets by the merge rules and announces every accepted change: the
 /// single path that HTTP writes, streaming writes and presence removals all take.
+///
+/// Changes go through the store's ``ChangeWriter``, which commits whatever is queued as one
+/// group: a change is answered, and announced on the ``ChangeHub``, once it is durable.
 public struct BucketService: Sendable {
     public let store: any SyncStore
     public let hub: ChangeHub
-    let planner: ChangePlanner
+    private let writer: ChangeWriter
+    private let logger: Logger
 
-    public init(store: any SyncStore, hub: ChangeHub, limits: Limits) {
+    public init(store: any SyncStore, hub: ChangeHub, limits: Limits, clock: ServerClockSource, logger: Logger) {
         self.store = store
         self.hub = hub
-        self.planner = ChangePlanner(limits: limits)
+        self.logger = logger
+        self.writer = ChangeWriter(store: store, limits: limits, clock: clock) { events in
+            for event in events { hub.publish(event) }
+        }
     }
 
     /// Applies one change, or throws the ``ChangeRejection`` that says why not.
-    ///
-    /// The store commits with a compare-and-swap on the object's version; when another writer
-    /// got there first the change is planned again against the new version.
     @discardableResult
     public func apply(_ change: IncomingChange, to scope: BucketScope) async throws -> ChangeEvent {
-        do {
-            let event = try await commit(change, to: scope)
-            LockstepMetrics.changesApplied.increment()
-            return event
-        } catch let rejection as ChangeRejection {
-            LockstepMetrics.changesRejected.increment()
-            throw rejection
+        try await withCheckedThrowingContinuation { answer in
+            submit(change, to: scope) { answer.resume(with: $0) }
         }
     }
 
-    private func commit(_ change: IncomingChange, to scope: BucketScope) async throws -> ChangeEvent {
+    /// Queues one change and returns at once; `completion` hears the event it became, or why
+    /// it was refused, once its group is durable. Completions come in the order changes were
+    /// submitted: a connection pipelines its changes through this.
+    func submit(_ change: IncomingChange, to scope: BucketScope, then completion: @escaping @Sendable (Result<ChangeEvent, any Error>) -> Void) {
         guard EntityName.isValid(change.key) else {
-            throw ChangeRejection(.badRequest, "\"\(change.key)\" is not a valid object id: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")
+            return completion(.failure(ChangeRejection(.badRequest, "\"\(change.key)\" is not a valid object id: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")))
         }
-        guard !change.changeID.isEmpty, change.changeID.utf8.count <= 256 else {
-            throw ChangeRejection(.badRequest, "a change needs a ccid of 1 to 256 characters")
+        guard !change.changeID.isEmpty, change.changeID.utf8.count <= 256, !change.changeID.utf8.contains(0) else {
+            return completion(.failure(ChangeRejection(.badRequest, "a change needs a ccid of 1 to 256 characters, none of them NUL")))
         }
-        let history = ChangePlanner.History(
-            data: { version in try await store.objectData(scope, key: change.key, version: version) },
-            changes: { version in try await store.changes(scope, key: change.key, after: version) })
-        for _ in 0..<16 {
-            if let seen = try await store.change(scope, changeID: change.changeID) {
-                throw ChangeRejection(.duplicate, "change \(change.changeID) was already applied", original: seen)
-            }
-            let current = try await store.object(scope, key: change.key)
-            let write = try await planner.plan(change, current: current, history: history)
-            switch try await store.commit(scope, write) {
-            case .committed(let record, let version):
-                let event = ChangeEvent(scope: scope, change: record, version: version)
-                hub.publish(event)
-                return event
-            case .duplicate(let seen):
-                throw ChangeRejection(.duplicate, "change \(change.changeID) was already applied", original: seen)
-            case .versionConflict:
-                continue
-            }
+        let logger = logger
+        writer.enqueue(ChangeRequest(scope: scope, change: change)) { result in
+            completion(result.flatMap { outcome in
+                switch outcome {
+                case .committed(let event):
+                    LockstepMetrics.changesApplied.increment()
+                    if event.change.mergedWithoutBase {
+                        LockstepMetrics.changesMergedWithoutBase.increment()
+                        logger.notice(
+                            "change \(change.changeID) to \(scope)/\(change.key) was merged member by member: its base version \(change.sourceVersion ?? 0) is no longer retained")
+                    }
+                    return .success(event)
+                case .rejected(let rejection):
+                    LockstepMetrics.changesRejected.increment()
+                    return .failure(rejection)
+                }
+            })
         }
-        throw ChangeRejection(.badVersion, "object \(change.key) is changing too fast to apply this change; send it again")
     }
 }

@@ -28,6 +28,21 @@ public struct ChangeEvent: Sendable {
         if let editTime = change.editTime { fields["t"] = .integer(editTime) }
         return .object(fields)
     }
+
+    /// ``wireJSON`` plus the extensions a client asks for (`"lockstep":1` in `init`,
+    /// `?lockstep=1` over HTTP), which unmodified Simperium clients never see:
+    /// `"fallback":"member-merge"` when the change's base version was no longer retained and it
+    /// was merged member by member (see ``ChangePlanner``).
+    public var extendedWireJSON: JSONValue {
+        guard change.mergedWithoutBase, case .object(var fields) = wireJSON else { return wireJSON }
+        fields["fallback"] = "member-merge"
+        return .object(fields)
+    }
+
+    /// The change as a channel sends it: with Lockstep's extensions when the client asked for them.
+    public func wireJSON(extensions: Bool) -> JSONValue {
+        extensions ? extendedWireJSON : wireJSON
+    }
 }
 
 /// Announces accepted changes to everyone listening to a bucket: streaming connections,

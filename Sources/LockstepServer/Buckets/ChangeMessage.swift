@@ -34,14 +34,20 @@ public enum ChangeMessage {
                 }
                 fullData = members
             }
+            // node and Android resend a refused change with `v` and `d`; iOS with `d` alone. `v`
+            // is read when it is there (it names the members the client meant to change); a
+            // malformed one only matters when there is no `d`.
             var diff: ObjectDiff?
-            if fullData == nil {
-                guard let value = fields["v"] else { throw ChangeRejection(.badRequest, "a change needs a diff \"v\" or the object \"d\"") }
+            if let value = fields["v"] {
                 do {
                     diff = try ObjectDiff(json: value)
+                } catch where fullData != nil {
+                    diff = nil
                 } catch {
                     throw ChangeRejection(.invalidDiff, "the diff is malformed: \(error)")
                 }
+            } else if fullData == nil {
+                throw ChangeRejection(.badRequest, "a change needs a diff \"v\" or the object \"d\"")
             }
             operation = .modify(diff: diff, fullData: fullData)
         case let other:

@@ -1,18 +1,49 @@
 import LockstepCore
 
-/// Decides what one change does to one object, by the merge rules; pure, so the SQLite and
-/// PostgreSQL stores (and a retry after a lost race) all get the same answer.
-struct ChangePlanner {
-    var limits: Limits
+/// Decides what one change does to one object, by the merge rules.
+///
+/// Pure and synchronous: a store's writer calls it inside its transaction, with the object as
+/// the changes before it (in the store and earlier in the same group) left it, so that what is
+/// planned and what is committed are one state.
+///
+/// - A change against the current version applies as it is.
+/// - A change against an older, retained version is rebased over every change since, by what
+///   those changes meant (``ChangeRecord/rebaseDiff``): increments add, list inserts shift,
+///   text merges, and colliding edits go to the later edit stamp (``MergeRules``).
+/// - A change whose base version is no longer retained (older than the history limits) is
+///   merged member by member when it carries the whole object (`d`), or when its diff only
+///   sets, removes or increments top-level members: each member it changes takes the new value
+///   where the change's edit stamp is later than that member's last write
+///   (``MergeRules/mergeMembers(_:named:into:stamp:stamps:)``). The change record says so
+///   (``ChangeRecord/mergedWithoutBase``). Anything else gets `405`.
+package struct ChangePlanner: Sendable {
+    package var limits: Limits
 
-    /// What the planner needs from the store beyond the current object: older versions and
-    /// the changes since them, loaded only when a change was made against an old version.
-    struct History {
-        var data: (Int) async throws -> JSONObject?
-        var changes: (Int) async throws -> [ChangeRecord]
+    package init(limits: Limits) {
+        self.limits = limits
     }
 
-    func plan(_ change: IncomingChange, current: StoredObject?, history: History) async throws -> ObjectWrite {
+    /// What a change does: the object after it, and the change as the feed records it. Their
+    /// feed sequence is the store's to assign.
+    package struct Plan: Sendable {
+        package var object: StoredObject
+        package var change: ChangeRecord
+    }
+
+    /// The version whose data and later changes planning `change` needs: its source version,
+    /// when that is older than `current`'s; `nil` when the current object is all it needs.
+    package func historyNeeded(for change: IncomingChange, current: StoredObject?) -> Int? {
+        guard let current, !current.isDeleted, let sourceVersion = change.sourceVersion else { return nil }
+        switch change.operation {
+        case .remove: return nil
+        case .modify, .merge: return (0..<current.version).contains(sourceVersion) ? sourceVersion : nil
+        }
+    }
+
+    /// Plans `change` against `current` (`nil`: no such object yet). `history`, when the change
+    /// needs one (``historyNeeded(for:current:)``), must reach from the source version to the
+    /// current one; `nil` means that part of the object's history is no longer retained.
+    package func plan(_ change: IncomingChange, current: StoredObject?, history: ObjectTimeline?) throws(ChangeRejection) -> Plan {
         if let current, current.isDeleted {
             if case .remove = change.operation {
                 throw ChangeRejection(.notFound, "object \(change.key) was already removed")
@@ -22,24 +53,17 @@ struct ChangePlanner {
         switch change.operation {
         case .remove:
             guard let current else { throw ChangeRejection(.notFound, "object \(change.key) does not exist") }
-            return write(
-                change, current: current, data: [:], diff: nil, isDeleted: true,
-                stamps: current.memberStamps)
-        case .modify(let diff, let fullData):
-            return try await planModify(change, current: current, history: history) { base in
-                fullData.map { ObjectDiff(from: base, to: $0) } ?? (diff ?? ObjectDiff())
-            }
+            return plan(change, current: current, data: [:], diff: nil, intent: nil, isDeleted: true, stamps: current.memberStamps)
+        case .modify(let diff, let wholeObject):
+            return try planEdit(ObjectEdit(diff: diff, wholeObject: wholeObject, current: current?.data, key: change.key), change, current, history)
         case .merge(let members):
-            return try await planModify(change, current: current, history: history) { base in
-                ObjectDiff(from: base, to: base.merging(members) { _, new in new })
-            }
+            return try planEdit(.members(members), change, current, history)
         }
     }
 
-    /// Plans a modification whose diff `makeDiff` derives from the version it was made against.
-    private func planModify(
-        _ change: IncomingChange, current: StoredObject?, history: History, makeDiff: (JSONObject) -> ObjectDiff
-    ) async throws -> ObjectWrite {
+    private func planEdit(_ edit: ObjectEdit, _ change: IncomingChange, _ current: StoredObject?, _ history: ObjectTimeline?)
+        throws(ChangeRejection) -> Plan
+    {
         let currentVersion = current?.version ?? 0
         if current == nil, let sourceVersion = change.sourceVersion, sourceVersion > 0 {
             throw ChangeRejection(.notFound, "object \(change.key) does not exist, so version \(sourceVersion) cannot be the base")
@@ -49,40 +73,39 @@ struct ChangePlanner {
             throw ChangeRejection(.badVersion, "version \(sourceVersion) of \(change.key) does not exist; the latest is \(currentVersion)")
         }
         let currentData = current?.data ?? [:]
-        let base: JSONObject
-        if sourceVersion == currentVersion {
-            base = currentData
-        } else if let older = try await history.data(sourceVersion) {
-            base = older
-        } else {
-            throw ChangeRejection(.badVersion, "version \(sourceVersion) of \(change.key) is no longer retained")
-        }
-
-        var diff = makeDiff(base)
+        var intent: ObjectDiff
+        var mergedWithoutBase = false
         do {
-            _ = try diff.apply(to: base)
-            if sourceVersion < currentVersion {
-                let since = try await history.changes(sourceVersion)
-                guard since.count == currentVersion - sourceVersion else {
-                    throw ChangeRejection(.badVersion, "the changes since version \(sourceVersion) of \(change.key) are no longer retained")
-                }
-                diff = try MergeRules.rebase(
+            if sourceVersion == currentVersion {
+                intent = edit.diff(against: currentData)
+                _ = try intent.apply(to: currentData)
+            } else if let history, history.reaches(sourceVersion), history.latestVersion == currentVersion,
+                let base = try history.data(at: sourceVersion)
+            {
+                let diff = edit.diff(against: base)
+                _ = try diff.apply(to: base)
+                intent = try MergeRules.rebase(
                     diff, stamp: change.stamp, base: base,
-                    over: since.map { (diff: $0.diff ?? ObjectDiff(), stamp: $0.stamp) })
+                    over: history.changes(after: sourceVersion).map { ($0.rebaseDiff ?? ObjectDiff(), $0.stamp) })
+            } else if let merged = try edit.mergedWithoutBase(into: currentData, stamp: change.stamp, stamps: current?.memberStamps ?? [:]) {
+                intent = merged
+                mergedWithoutBase = true
+            } else {
+                throw ChangeRejection(
+                    .badVersion,
+                    "version \(sourceVersion) of \(change.key) is no longer retained (the latest is \(currentVersion)); send the whole object as \"d\"")
             }
-        } catch let error as DiffError {
+        } catch let rejection as ChangeRejection {
+            throw rejection
+        } catch {
             throw ChangeRejection(.invalidDiff, "the diff does not apply: \(error)")
         }
+
         let data: JSONObject
         do {
-            data = try diff.apply(to: currentData)
+            data = try intent.apply(to: currentData)
         } catch {
             throw ChangeRejection(.invalidDiff, "the rebased diff does not apply: \(error)")
-        }
-        if !diff.isPortable {
-            // What the server sends must apply on every client, so increments and list diffs
-            // travel as the equivalent replace and text operations.
-            diff = ObjectDiff(from: currentData, to: data)
         }
         guard current == nil || data != currentData else {
             throw ChangeRejection(.emptyChange, "the change leaves \(change.key) as it is")
@@ -91,24 +114,27 @@ struct ChangePlanner {
         guard size <= limits.maximumObjectBytes else {
             throw ChangeRejection(.tooLarge, "object \(change.key) would be \(size) bytes; the limit is \(limits.maximumObjectBytes)")
         }
+        // What goes out must apply on every client, so increments and list diffs travel as the
+        // equivalent replace and text operations; the record keeps what they meant.
+        let wire = intent.isPortable ? intent : ObjectDiff(from: currentData, to: data)
         var stamps = current?.memberStamps ?? [:]
-        for name in diff.operations.keys { stamps[name] = change.stamp }
+        for name in intent.operations.keys { stamps[name] = change.stamp }
         stamps = stamps.filter { data[$0.key] != nil }
-        return write(change, current: current, data: data, diff: diff, isDeleted: false, stamps: stamps)
+        return plan(
+            change, current: current, data: data, diff: wire, intent: wire == intent ? nil : intent, isDeleted: false, stamps: stamps,
+            mergedWithoutBase: mergedWithoutBase)
     }
 
-    private func write(
-        _ change: IncomingChange, current: StoredObject?, data: JSONObject, diff: ObjectDiff?, isDeleted: Bool,
-        stamps: [String: EditStamp]
-    ) -> ObjectWrite {
+    private func plan(
+        _ change: IncomingChange, current: StoredObject?, data: JSONObject, diff: ObjectDiff?, intent: ObjectDiff?, isDeleted: Bool,
+        stamps: [String: EditStamp], mergedWithoutBase: Bool = false
+    ) -> Plan {
         let version = (current?.version ?? 0) + 1
-        return ObjectWrite(
-            expectedVersion: current?.version ?? 0,
+        return Plan(
             object: StoredObject(key: change.key, version: version, data: data, isDeleted: isDeleted, memberStamps: stamps, sequence: 0),
             change: ChangeRecord(
                 sequence: 0, key: change.key, operation: isDeleted ? .remove : .modify, sourceVersion: current?.version,
-                endVersion: version, diff: diff, clientID: change.clientID, changeID: change.changeID,
-                editTime: change.editTime),
-            retainedVersions: limits.retainedVersions)
+                endVersion: version, diff: diff, intent: intent, mergedWithoutBase: mergedWithoutBase, clientID: change.clientID,
+                changeID: change.changeID, editTime: change.editTime))
     }
 }

@@ -14,8 +14,25 @@ public struct Limits: Sendable, Equatable {
     public var maximumFrameBytes = 8 * 1024 * 1024
     /// How many channels (buckets) one streaming connection may open.
     public var maximumChannelsPerConnection = 100
-    /// How many versions of each object are kept for late changes and history requests.
+    /// How long every version of an object is kept, so that a change made offline against it
+    /// still rebases (and `e:` still answers). The change feed is kept as long, so a client
+    /// away for less catches up with its `cv` instead of indexing again. 30 days.
+    public var historyRetentionSeconds = 30.0 * 24 * 3600
+    /// How many of each object's latest versions are kept whatever their age.
     public var retainedVersions = 60
+    /// The most versions of one object kept, however young: past it the oldest go first.
+    public var maximumVersionsPerObject = 10_000
+    /// How often the history pruner runs (see ``HistoryPruner``); 0 turns it off.
+    public var historyPruneIntervalSeconds = 600.0
+    /// Every this many versions the store keeps an object's whole data (a snapshot); the
+    /// versions between are rebuilt from the snapshot before them and the changes since.
+    public var snapshotInterval = 32
+    /// The most changes one group commit (one transaction, one flush to disk) carries; more
+    /// queued changes wait for the next.
+    public var maximumChangesPerCommit = 1000
+    /// How many of one streaming connection's changes may wait for their commit at once;
+    /// past it the server reads that connection's next message only once the oldest is durable.
+    public var maximumChangesInFlight = 256
     /// The default and largest page of `index` requests.
     public var defaultIndexPage = 100
     public var maximumIndexPage = 1000

@@ -26,7 +26,7 @@ struct FeedRoutes<Context: RequestContext> {
             }
             return .json(try await IndexResponse.page(
                 of: scope, in: services.store, mark: request.query("mark"), changedAfter: changedAfter, limit: limit,
-                includeData: request.flag("data")))
+                includeData: request.flag("data")).json)
         }
     }
 
@@ -50,7 +50,11 @@ struct FeedRoutes<Context: RequestContext> {
                 await waiter.wait(seconds: services.limits.changesLongPollSeconds)
                 records = try await services.store.feed(scope, after: cursor, limit: limit) ?? []
             }
-            return .json(.array(records.map { ChangeEvent(scope: scope, change: $0, version: ChangeVersion(epoch: cursor.epoch, sequence: $0.sequence)).wireJSON }))
+            let extensions = request.flag("lockstep")
+            return .json(.array(records.map {
+                ChangeEvent(scope: scope, change: $0, version: ChangeVersion(epoch: cursor.epoch, sequence: $0.sequence))
+                    .wireJSON(extensions: extensions)
+            }))
         }
     }
 
@@ -66,7 +70,7 @@ struct FeedRoutes<Context: RequestContext> {
             for message in messages {
                 do {
                     let change = try ChangeMessage.parse(message, clientID: clientID)
-                    results.append(try await services.buckets.apply(change, to: scope).wireJSON)
+                    results.append(try await services.buckets.apply(change, to: scope).wireJSON(extensions: request.flag("lockstep")))
                 } catch let rejection as ChangeRejection {
                     results.append(ChangeMessage.rejection(
                         rejection, key: message["id"]?.stringValue ?? "", changeID: message["ccid"]?.stringValue ?? "",

@@ -22,6 +22,10 @@ public enum LockstepMetrics {
 
     static let changesApplied = Counter(label: "lockstep_changes_applied_total")
     static let changesRejected = Counter(label: "lockstep_changes_rejected_total")
+    /// Changes merged member by member because their base version was no longer retained.
+    static let changesMergedWithoutBase = Counter(label: "lockstep_changes_merged_without_base_total")
+    /// How many changes each group commit (one transaction, one flush) carried.
+    static let commitGroupSize = Recorder(label: "lockstep_commit_group_size")
     static let socketConnections = Gauge(label: "lockstep_socket_connections")
     static let slowReadersClosed = Counter(label: "lockstep_slow_readers_closed_total")
 }

@@ -9,6 +9,7 @@ final class ChangeEncodingCache: Sendable {
     private struct Entry {
         var scope: BucketScope
         var version: ChangeVersion
+        var extensions: Bool
         var bytes: [UInt8]
     }
 
@@ -16,15 +17,15 @@ final class ChangeEncodingCache: Sendable {
 
     init() {}
 
-    /// The change's wire JSON (``ChangeEvent/wireJSON``), encoded.
-    func bytes(for event: ChangeEvent) -> [UInt8] {
+    /// The change's wire JSON (``ChangeEvent/wireJSON(extensions:)``), encoded.
+    func bytes(for event: ChangeEvent, extensions: Bool) -> [UInt8] {
         if let hit = last.withLock({ entry in
-            entry.flatMap { $0.version == event.version && $0.scope == event.scope ? $0.bytes : nil }
+            entry.flatMap { $0.version == event.version && $0.scope == event.scope && $0.extensions == extensions ? $0.bytes : nil }
         }) {
             return hit
         }
-        let bytes = event.wireJSON.jsonBytes
-        last.withLock { $0 = Entry(scope: event.scope, version: event.version, bytes: bytes) }
+        let bytes = event.wireJSON(extensions: extensions).jsonBytes
+        last.withLock { $0 = Entry(scope: event.scope, version: event.version, extensions: extensions, bytes: bytes) }
         return bytes
     }
 }

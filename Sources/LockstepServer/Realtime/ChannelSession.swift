@@ -4,19 +4,29 @@ import Synchronization
 /// One initialized channel of a streaming connection: the bucket it syncs, who the client is,
 /// and where the client stands in the bucket's change feed.
 ///
-/// Changes reach the client by two paths that must never cross: live, from the ``ChangeHub``
-/// as they are accepted (on this connection, another one, or over HTTP), and from the store's
-/// feed, when the client asks for the changes since a `cv` or when the live path skipped one.
-/// The session keeps a cursor, the last change the client was sent, and sends a live change
-/// only if it directly follows the cursor. Anything else — a `cv:` catch-up under way, a change
-/// announced out of order, one never announced — makes it read the feed after the cursor until
-/// it has caught up, and only then go live again. So every change goes out once, in feed order.
+/// After `init`, every change of the bucket reaches the channel exactly once and in feed
+/// order, whatever the timing of the client's requests, live changes, changes announced late
+/// or out of order (another node relaying), and reconnects:
+///
+/// - A channel sends nothing until its client asks: `cv:<cv>` starts it after `cv`; an index
+///   walk (`i:`) starts it after the walk's `current`, once the walk's last page is sent.
+///   (Simperium clients always send one of the two after `auth`; a client that sends neither
+///   receives no changes, its own acknowledgements included, until it does.)
+/// - The session keeps a cursor: the last change the client was sent, or told it has. It
+///   never moves backwards: a `cv:` older than what the channel already received is answered
+///   with only what it has not (`c:[]` when that is nothing); a `cv:` ahead of it moves it on.
+/// - Changes reach the session by two paths that never cross: live, from the ``ChangeHub``,
+///   and from the store's feed. A live change goes out only if it directly follows the
+///   cursor; anything else (a `cv:` catch-up under way, a change announced out of order) makes
+///   the session read the feed after the cursor until it has caught up, and only then go live.
 final class ChannelSession: Sendable {
     let number: Int
     let bucket: String
     let scope: BucketScope
     let identity: AccountService.Identity
     let clientID: String
+    /// Whether the client asked for Lockstep's extension fields (``ChangeEvent/extendedWireJSON``).
+    let extensions: Bool
 
     /// What the session needs from its connection and server.
     struct Environment: Sendable {
@@ -31,8 +41,11 @@ final class ChannelSession: Sendable {
     }
 
     private struct Delivery {
-        /// The last change the client was sent; `nil` until the session starts.
+        /// The last change the client was sent, or told the server it has; `nil` until the
+        /// client first asks (`cv:` or an index walk).
         var cursor: ChangeVersion?
+        /// An index walk started the channel: changes wait until its last page is sent.
+        var waitsForIndex = false
         /// Whether live changes go straight out (no catch-up under way).
         var isLive = false
         /// A change arrived that the live path did not send: the catch-up must look again.
@@ -41,42 +54,65 @@ final class ChannelSession: Sendable {
         var mustAnswer = false
         var catchUp: Task<Void, Never>?
         var isClosed = false
+
+        /// Whether changes may go out at all.
+        var isStarted: Bool { cursor != nil && !waitsForIndex }
     }
 
     private let environment: Environment
     private let delivery = Mutex(Delivery())
     private let subscription = Mutex<ChangeHub.Subscription?>(nil)
 
-    /// Makes the session and subscribes it to its bucket's changes; nothing is sent until ``start(at:)``.
-    init(number: Int, bucket: String, scope: BucketScope, identity: AccountService.Identity, clientID: String, environment: Environment) {
+    /// Makes the session and subscribes it to its bucket's changes; nothing is sent until the
+    /// client asks.
+    init(
+        number: Int, bucket: String, scope: BucketScope, identity: AccountService.Identity, clientID: String, extensions: Bool,
+        environment: Environment
+    ) {
         self.number = number
         self.bucket = bucket
         self.scope = scope
         self.identity = identity
         self.clientID = clientID
+        self.extensions = extensions
         self.environment = environment
         let subscription = environment.hub.subscribe(scope) { [self] event in receive(event) }
         self.subscription.withLock { $0 = subscription }
     }
 
-    /// Starts sending the changes after `current`, the bucket's version when the client was
-    /// authorized (read after subscribing, so no change falls between the two).
-    func start(at current: ChangeVersion) {
-        delivery.withLock { delivery in
-            delivery.cursor = current
-            if delivery.missedChanges { startCatchUp(&delivery) } else { delivery.isLive = true }
-        }
-    }
-
-    /// Answers `cv:<cv>`: every change after `cursor`, oldest first, then live changes; or
-    /// `cv:?` when the bucket has no such version.
-    func sendChanges(after cursor: ChangeVersion) {
+    /// Answers `cv:<cv>`: every change after `cv` the channel has not been sent, oldest first,
+    /// then live changes; or `cv:?` when the bucket has no such version.
+    func sendChanges(after requested: ChangeVersion) {
         delivery.withLock { delivery in
             guard !delivery.isClosed else { return }
-            delivery.cursor = cursor
+            // An index walk under way is abandoned: the client follows its `cv` now.
+            delivery.waitsForIndex = false
+            if let cursor = delivery.cursor, cursor.epoch == requested.epoch, requested <= cursor {
+                // Never backwards: what the client asks for again, it was already sent.
+            } else {
+                delivery.cursor = requested
+            }
             delivery.isLive = false
             delivery.missedChanges = true
             delivery.mustAnswer = true
+            startCatchUp(&delivery)
+        }
+    }
+
+    /// Notes a page of an index walk sent to the client. The walk's first page starts a
+    /// channel that had not started, at the walk's `current`; changes after it go out once the
+    /// last page is sent, so a client never receives a change to an object it has not indexed.
+    func indexPageSent(walkCurrent: ChangeVersion, isLast: Bool) {
+        delivery.withLock { delivery in
+            guard !delivery.isClosed else { return }
+            if delivery.cursor == nil {
+                delivery.cursor = walkCurrent
+                delivery.waitsForIndex = true
+            }
+            guard isLast, delivery.waitsForIndex else { return }
+            delivery.waitsForIndex = false
+            delivery.isLive = false
+            delivery.missedChanges = true
             startCatchUp(&delivery)
         }
     }
@@ -93,10 +129,10 @@ final class ChannelSession: Sendable {
 
     /// Called by the hub for each change to the bucket, synchronously: it only enqueues.
     private func receive(_ event: ChangeEvent) {
-        let bytes = environment.encoding.bytes(for: event)
+        let bytes = environment.encoding.bytes(for: event, extensions: extensions)
         delivery.withLock { delivery in
-            guard !delivery.isClosed else { return }
-            guard delivery.isLive, let cursor = delivery.cursor else {
+            guard !delivery.isClosed, delivery.isStarted, let cursor = delivery.cursor else { return }
+            guard delivery.isLive else {
                 delivery.missedChanges = true
                 return
             }
@@ -123,7 +159,10 @@ final class ChannelSession: Sendable {
     private func catchUp() async {
         while true {
             guard let cursor = delivery.withLock({ delivery -> ChangeVersion? in
-                guard !delivery.isClosed else { return nil }
+                guard !delivery.isClosed, delivery.isStarted else {
+                    delivery.catchUp = nil
+                    return nil
+                }
                 delivery.missedChanges = false
                 return delivery.cursor
             }) else { return }
@@ -136,13 +175,13 @@ final class ChannelSession: Sendable {
                 return
             }
             guard let records else {
-                await restart(from: cursor)
+                if restart(from: cursor) { return }
                 continue
             }
 
             let encoded = records.map { record in
                 ChangeEvent(scope: scope, change: record, version: ChangeVersion(epoch: cursor.epoch, sequence: record.sequence))
-                    .wireJSON.jsonBytes
+                    .wireJSON(extensions: extensions).jsonBytes
             }
             let sent = delivery.withLock { delivery -> Bool in
                 // A newer `cv:` request moved the cursor while the feed was read: start over from it.
@@ -169,22 +208,21 @@ final class ChannelSession: Sendable {
         }
     }
 
-    /// The bucket has no version `cursor` (the client's `cv` is from elsewhere, or the bucket
-    /// was made anew): the client must index again, and follows from the current version.
-    private func restart(from cursor: ChangeVersion) async {
-        let current: ChangeVersion
-        do {
-            current = try await environment.store.currentVersion(of: scope)
-        } catch {
-            if !delivery.withLock({ $0.isClosed }) { environment.fail("the version of \(scope) could not be read: \(error)") }
-            delivery.withLock { $0.isClosed = true }
-            return
-        }
+    /// The bucket has no version `cursor` the feed can follow (the client's `cv` is from
+    /// elsewhere, the bucket was made anew, or history older than it was pruned): the client
+    /// must index again, and the channel starts over with that walk.
+    /// Returns whether the catch-up is over; `false` when a newer `cv:` moved the cursor
+    /// meanwhile, which the catch-up must now follow.
+    private func restart(from cursor: ChangeVersion) -> Bool {
         delivery.withLock { delivery in
-            guard !delivery.isClosed, delivery.cursor == cursor else { return }
+            if !delivery.isClosed && delivery.cursor != cursor { return false }
+            delivery.catchUp = nil
+            guard !delivery.isClosed else { return true }
             environment.outbox.enqueue(.text(SocketReply.channel(number, "cv", "?")))
-            delivery.cursor = current
+            delivery.cursor = nil
+            delivery.isLive = false
             delivery.mustAnswer = false
+            return true
         }
     }
 }

@@ -15,6 +15,8 @@ final class SocketConnection: Sendable {
     let services: LockstepServices
     let outbox: SocketOutbox
     let encoding: ChangeEncodingCache
+    /// The client's changes waiting for their group commit.
+    let pipeline: ChangePipeline
     let logger: Logger
     private let closer: Closer
     /// Pushes key releases once the client asked with `release:`.
@@ -31,6 +33,7 @@ final class SocketConnection: Sendable {
         self.info = info
         self.services = services
         self.encoding = encoding
+        self.pipeline = ChangePipeline(limit: services.limits.maximumChangesInFlight)
         self.logger = logger
         self.closer = closer
         self.outbox = SocketOutbox(limit: limit) { [logger] queued in

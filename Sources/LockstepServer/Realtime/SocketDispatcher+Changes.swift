@@ -1,39 +1,66 @@
 import LockstepCore
 
 extension SocketDispatcher {
-    /// `N:c:{change}`: applies one change through ``BucketService`` (merge rules, rebasing a
-    /// change made against an older version, a repeated ccid never applied twice).
+    /// `N:c:{change}`: queues one change for the store's writer (merge rules, rebasing a
+    /// change made against an older version, a repeated ccid never applied twice) and goes on
+    /// reading: a client that pipelines its changes has them share flushes.
     ///
-    /// An accepted change is not answered here: the hub announces it to every channel of the
-    /// bucket, this one included, and that announcement is the sender's acknowledgement. A
-    /// refused change is answered to this channel only, as
-    /// `N:c:[{"clientid","id","ccids","error","message"}]`.
+    /// An accepted change is not answered here: once its group is durable the hub announces
+    /// it to every channel of the bucket, this one included, and that announcement is the
+    /// sender's acknowledgement. A refused change is answered to this channel only, as
+    /// `N:c:[{"clientid","id","ccids","error","message"}]`, in the order the changes were sent.
     func change(_ session: ChannelSession, _ payload: String?) async {
+        let refusals = ChangeRefusals(connection: connection, session: session)
         let message: JSONValue
         do {
             message = try JSONValue(parsing: payload ?? "")
         } catch {
-            return refuse(session, code: 400, "the change is not valid JSON: \(error)", message: nil)
+            return refusals.refuse(code: 400, "the change is not valid JSON: \(error)", message: nil)
         }
+        let change: IncomingChange
+        let scope: BucketScope
         do {
-            let change = try ChangeMessage.parse(message, clientID: session.clientID)
-            let scope = try await services.scope(for: session.identity, bucket: session.bucket, writing: true)
-            let event = try await services.buckets.apply(change, to: scope)
-            services.connections.accepted(event, on: connection.info.id, userID: session.identity.userID)
-        } catch let rejection as ChangeRejection {
-            refuse(session, code: rejection.code, rejection.message, message: message)
-        } catch let error as AccountError {
-            refuse(session, code: error.status.rawValue, error.message, message: message)
+            change = try ChangeMessage.parse(message, clientID: session.clientID)
+            scope = try await services.scope(for: session.identity, bucket: session.bucket, writing: true)
         } catch {
+            return refusals.refuse(error, message: message)
+        }
+        let connection = connection
+        let services = services
+        await connection.pipeline.reserve()
+        services.buckets.submit(change, to: scope) { result in
+            connection.pipeline.release()
+            switch result {
+            case .success(let event):
+                services.connections.accepted(event, on: connection.info.id, userID: session.identity.userID)
+            case .failure(let error):
+                refusals.refuse(error, message: message)
+            }
+        }
+    }
+}
+
+/// How a channel answers a change it refuses.
+private struct ChangeRefusals: Sendable {
+    let connection: SocketConnection
+    let session: ChannelSession
+
+    func refuse(_ error: any Error, message: JSONValue) {
+        switch error {
+        case let rejection as ChangeRejection:
+            refuse(code: rejection.code, rejection.message, message: message)
+        case let error as AccountError:
+            refuse(code: error.status.rawValue, error.message, message: message)
+        default:
             connection.logger.error("channel \(session.number): applying a change failed: \(error)")
-            refuse(session, code: 500, "the server failed to apply the change; send it again", message: message)
+            refuse(code: 500, "the server failed to apply the change; send it again", message: message)
         }
     }
 
-    private func refuse(_ session: ChannelSession, code: Int, _ problem: String, message: JSONValue?) {
+    func refuse(code: Int, _ problem: String, message: JSONValue?) {
         let error = ChangeMessage.rejection(
             code: code, message: problem, key: message?["id"]?.stringValue ?? "", changeID: message?["ccid"]?.stringValue ?? "",
             clientID: session.clientID)
-        send(SocketReply.channel(session.number, "c", json: [error]))
+        connection.outbox.enqueue(.text(SocketReply.channel(session.number, "c", json: [error])))
     }
 }

@@ -1,7 +1,7 @@
 import LockstepCore
 
 extension SocketDispatcher {
-    /// `N:init:{"name","token","clientid"|"client_id","api","app_id"?,"cmd"?,…}`: authorizes
+    /// `N:init:{"name","token","clientid"|"client_id","api","app_id"?,"cmd"?,"lockstep"?,…}`: authorizes
     /// channel N for a bucket, answers `N:auth:<username>` (or `N:auth:{"msg","code"}`), then
     /// runs `cmd`, the first request (Android sends its first `i` or `cv` only there).
     ///
@@ -57,26 +57,19 @@ extension SocketDispatcher {
         }
         // The admin token is not a stored token: nothing to watch.
         if identity.token == nil { services.connections.releaseToken(tokenHash, on: connection.info.id) }
-        // Subscribe first, then read the bucket's version: no change can fall between the two.
+        // The session subscribes to the bucket at once and sends nothing until the client asks
+        // (`cv:` or `i:`, possibly as `cmd`).
         let session = ChannelSession(
             number: number, bucket: bucket, scope: scope, identity: identity,
             clientID: Self.clientID(fields["clientid"] ?? fields["client_id"]) ?? "\(connection.info.id)-\(number)",
+            extensions: Self.isTrue(fields["lockstep"]),
             environment: sessionEnvironment)
-        let current: ChangeVersion
-        do {
-            current = try await services.store.currentVersion(of: scope)
-        } catch {
-            session.close()
-            services.connections.releaseToken(tokenHash, on: connection.info.id)
-            return failAuth(number, error)
-        }
         channels[number] = session
         connection.channelAuthorized(identity)
         if let userID = identity.userID { services.connections.authenticated(connection.info.id, userID: userID) }
         // Usernames never parse as JSON (AccountService refuses such names), so clients cannot
         // mistake this for an error.
         send(SocketReply.channel(number, "auth", session.identity.username ?? session.identity.userID ?? "admin"))
-        session.start(at: current)
         if let command { await run(command.name, command.payload, on: session) }
     }
 
@@ -94,6 +87,16 @@ extension SocketDispatcher {
 
     private func refuseAuth(_ number: Int, _ code: Int, _ message: String) {
         send(SocketReply.channel(number, "auth", json: ["msg": .string(message), "code": .integer(Int64(code))]))
+    }
+
+    /// Whether an optional flag was sent as `true`, a non-zero number or a non-empty string.
+    private static func isTrue(_ value: JSONValue?) -> Bool {
+        switch value {
+        case .bool(let flag)?: flag
+        case .integer(let number)?: number != 0
+        case .string(let text)?: !text.isEmpty && text != "0" && text != "false"
+        default: false
+        }
     }
 
     /// A client id as sent: a string, or a number some clients use.

@@ -3,7 +3,9 @@ import NIOCore
 
 extension SocketDispatcher {
     /// `N:i:<data>:<mark>:<offset>:<limit>`: one page of the bucket's index, answered
-    /// `N:i:{"current","index":[{"id","v","d"?}],"mark"?}`, newest change first.
+    /// `N:i:{"current","index":[{"id","v","d"?}],"mark"?}`, in key order (see ``IndexResponse``).
+    /// A walk that starts the channel makes it follow the feed from the walk's `current` once
+    /// its last page is sent (see ``ChannelSession``).
     ///
     /// `data` is `1` for the objects' data; `mark` continues a walk, and every page of it
     /// reports the `current` of its first; `offset` is ignored; `limit` defaults to
@@ -17,7 +19,8 @@ extension SocketDispatcher {
         do {
             let page = try await IndexResponse.page(
                 of: session.scope, in: services.store, mark: field(1).map(String.init), limit: limit, includeData: includeData)
-            send(SocketReply.channel(session.number, "i", json: page))
+            send(SocketReply.channel(session.number, "i", json: page.json))
+            session.indexPageSent(walkCurrent: page.current, isLast: page.isLast)
         } catch let rejection as ChangeRejection {
             send(SocketReply.error(channel: session.number, code: rejection.code, message: rejection.message))
         } catch {

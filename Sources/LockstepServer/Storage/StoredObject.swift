@@ -9,8 +9,9 @@ public struct StoredObject: Sendable, Equatable {
     public var data: JSONObject
     /// Whether the object was removed. A removed object stays as a tombstone and never comes back.
     public var isDeleted: Bool
-    /// The corrected time and client of the last write to each top-level member, for the
-    /// last-writer-wins rule when a change's history is no longer retained.
+    /// The corrected time and client of the last write to each top-level member: what the
+    /// member-by-member merge compares when a change's base version is no longer retained
+    /// (see ``ChangePlanner``).
     public var memberStamps: [String: EditStamp]
     /// The feed sequence of the change that made this version.
     public var sequence: Int64
@@ -40,8 +41,16 @@ public struct ChangeRecord: Sendable, Equatable {
     public var sourceVersion: Int?
     /// The version the change made.
     public var endVersion: Int
-    /// The diff as applied (after any rebase); `nil` for removals.
+    /// The diff that turns the source version into the end version, in the operations every
+    /// client applies (`+ - r O d`); what the feed and the broadcast send. `nil` for removals.
     public var diff: ObjectDiff?
+    /// What the change meant, as rebased, when that differs from ``diff``: increments and list
+    /// operations, which later changes rebase over (two increments add; list inserts shift)
+    /// instead of over the replace that ``diff`` sends. `nil` when ``diff`` says it all.
+    public var intent: ObjectDiff?
+    /// Whether the change's base version was no longer retained, so it was merged member by
+    /// member by the edit stamps instead of rebased (see ``ChangePlanner``).
+    public var mergedWithoutBase: Bool
     public var clientID: String
     public var changeID: String
     /// The corrected edit time the client sent, in nanoseconds since the Unix epoch.
@@ -49,7 +58,7 @@ public struct ChangeRecord: Sendable, Equatable {
 
     public init(
         sequence: Int64, key: String, operation: Operation, sourceVersion: Int?, endVersion: Int, diff: ObjectDiff?,
-        clientID: String, changeID: String, editTime: Int64?
+        intent: ObjectDiff? = nil, mergedWithoutBase: Bool = false, clientID: String, changeID: String, editTime: Int64?
     ) {
         self.sequence = sequence
         self.key = key
@@ -57,10 +66,15 @@ public struct ChangeRecord: Sendable, Equatable {
         self.sourceVersion = sourceVersion
         self.endVersion = endVersion
         self.diff = diff
+        self.intent = intent
+        self.mergedWithoutBase = mergedWithoutBase
         self.clientID = clientID
         self.changeID = changeID
         self.editTime = editTime
     }
 
     public var stamp: EditStamp { EditStamp(time: editTime, clientID: clientID) }
+
+    /// The diff later changes rebase over: what the change meant.
+    public var rebaseDiff: ObjectDiff? { intent ?? diff }
 }

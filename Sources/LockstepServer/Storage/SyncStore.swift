@@ -4,10 +4,10 @@ public import LockstepCore
 /// versions and each bucket's change feed.
 ///
 /// The embedded SQLite store is the default; a PostgreSQL store lets several server nodes
-/// share one database. Both run the same test suite. Stores hold no merge logic: the
-/// ``BucketService`` decides what a change does and hands the store one ``ObjectWrite`` to
-/// commit atomically, with a compare-and-swap on the object's version so that concurrent
-/// writers (on one node or several) never lose an update.
+/// share one database. Both run the same test suite. Stores hold no merge logic: a group of
+/// changes is planned by ``GroupPlan`` (the merge rules, in order) inside the store's write
+/// transaction, reading through ``GroupReads``, so the plan and the commit see one state on
+/// one node or several.
 public protocol SyncStore: Sendable {
     // MARK: Accounts
 
@@ -55,19 +55,25 @@ public protocol SyncStore: Sendable {
     func currentVersion(of scope: BucketScope) async throws -> ChangeVersion
 
     func object(_ scope: BucketScope, key: String) async throws -> StoredObject?
-    /// The data of one retained version of an object.
+    /// The data of one retained version of an object; `nil` for a version that was pruned, a
+    /// removal's version, or one that does not exist.
     func objectData(_ scope: BucketScope, key: String, version: Int) async throws -> JSONObject?
-    /// The changes of one object that made versions after `version`, oldest first.
-    func changes(_ scope: BucketScope, key: String, after version: Int) async throws -> [ChangeRecord]
     /// The change a client change id was accepted as, if it was.
     func change(_ scope: BucketScope, changeID: String) async throws -> ChangeRecord?
 
-    /// Commits one change atomically, or reports why not.
-    func commit(_ scope: BucketScope, _ write: ObjectWrite) async throws -> CommitOutcome
+    /// Plans and commits a group of changes as one transaction and one flush to disk, and
+    /// answers each: committed (durable when this returns), or refused alone (see ``ChangeGroup``).
+    /// Throws only when the transaction itself fails, and then nothing of the group is stored.
+    func commit(_ group: ChangeGroup) async throws -> [ChangeOutcome]
 
-    /// The bucket's feed after a cursor, oldest first; `nil` when the cursor is unknown.
+    /// Deletes the history `policy` no longer keeps, for up to `limit` objects after `cursor`
+    /// (see ``HistoryPruner``).
+    func pruneHistory(after cursor: PruneCursor?, limit: Int, policy: HistoryPolicy) async throws -> HistoryPruning
+
+    /// The bucket's feed after a cursor, oldest first; `nil` when the cursor is unknown, or
+    /// older than changes the history pruner deleted (the client must index again).
     func feed(_ scope: BucketScope, after cursor: ChangeVersion, limit: Int) async throws -> [ChangeRecord]?
-    /// A page of the bucket's live objects, most recently modified first.
+    /// A page of an index walk of the bucket (see ``IndexPage``).
     func index(_ scope: BucketScope, _ query: IndexQuery) async throws -> IndexPage
 
     /// Changes to a bucket name across all its owners, in commit order (`GET /all`, admin only).
@@ -99,65 +105,35 @@ public struct AppFeedEntry: Sendable, Equatable {
     }
 }
 
-/// What a change does to one object, ready to commit.
-public struct ObjectWrite: Sendable {
-    /// The version the object must still be at (0 when it must not exist yet).
-    public var expectedVersion: Int
-    /// The object after the change; its `sequence` is assigned by the store.
-    public var object: StoredObject
-    /// The change as the feed will record it; its `sequence` is assigned by the store.
-    public var change: ChangeRecord
-    /// How many versions of the object to keep for rebasing late changes and answering `e:`.
-    public var retainedVersions: Int
-
-    public init(expectedVersion: Int, object: StoredObject, change: ChangeRecord, retainedVersions: Int) {
-        self.expectedVersion = expectedVersion
-        self.object = object
-        self.change = change
-        self.retainedVersions = retainedVersions
-    }
-}
-
-public enum CommitOutcome: Sendable, Equatable {
-    /// The change is durable; the record carries its feed position.
-    case committed(ChangeRecord, ChangeVersion)
-    /// Another change reached the object first; plan again against the new version.
-    case versionConflict
-    /// The client change id was accepted before, as this change.
-    case duplicate(ChangeRecord)
-}
-
 public struct IndexQuery: Sendable {
-    /// Entries at or before this feed sequence only, so that every page of one walk describes
-    /// the same snapshot; `nil` for the current state.
+    /// List the objects as they stood at this feed sequence, so that every page of one walk
+    /// describes the same moment; `nil` for the current state (the first page's `current`).
     public var snapshot: Int64?
-    /// Continue after this position of an earlier page.
-    public var after: IndexPosition?
+    /// Continue after this key, the last of an earlier page.
+    public var afterKey: String?
     /// Only objects changed after this sequence (`since`).
     public var changedAfter: Int64?
     public var limit: Int
     public var includeData: Bool
 
-    public init(snapshot: Int64? = nil, after: IndexPosition? = nil, changedAfter: Int64? = nil, limit: Int, includeData: Bool) {
+    public init(snapshot: Int64? = nil, afterKey: String? = nil, changedAfter: Int64? = nil, limit: Int, includeData: Bool) {
         self.snapshot = snapshot
-        self.after = after
+        self.afterKey = afterKey
         self.changedAfter = changedAfter
         self.limit = limit
         self.includeData = includeData
     }
 }
 
-/// A place in an index walk: objects are ordered by their last change, newest first.
-public struct IndexPosition: Sendable, Hashable {
-    public var sequence: Int64
-    public var key: String
-
-    public init(sequence: Int64, key: String) {
-        self.sequence = sequence
-        self.key = key
-    }
-}
-
+/// A page of an index walk: objects in key order, each at its version as of the walk's
+/// snapshot.
+///
+/// Every object that existed at the snapshot is on exactly one page of the walk, whatever
+/// changes meanwhile: pages follow keys, not the objects' latest changes, and an object
+/// changed (or removed) after the snapshot is listed at its version as of the snapshot (or,
+/// when that version was pruned, at its current one), so the changes after `current` that
+/// the client then receives apply to what it indexed. Objects created after the snapshot are
+/// not listed: they arrive as changes.
 public struct IndexPage: Sendable {
     public struct Entry: Sendable, Equatable {
         public var key: String
@@ -173,13 +149,13 @@ public struct IndexPage: Sendable {
 
     public var current: ChangeVersion
     public var entries: [Entry]
-    /// Where the next page starts; `nil` on the last page.
-    public var next: IndexPosition?
+    /// The key the next page starts after; `nil` on the last page.
+    public var nextAfterKey: String?
 
-    public init(current: ChangeVersion, entries: [Entry], next: IndexPosition?) {
+    public init(current: ChangeVersion, entries: [Entry], nextAfterKey: String?) {
         self.current = current
         self.entries = entries
-        self.next = next
+        self.nextAfterKey = nextAfterKey
     }
 }
 

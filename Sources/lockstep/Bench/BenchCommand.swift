@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure Lockstep's speed and accuracy (build with -c release).",
         subcommands: [
-            BenchDiff.self, BenchClock.self, BenchReleases.self, BenchStore.self, FanoutBenchmark.self, ClientBenchmark.self,
+            BenchDiff.self, BenchClock.self, BenchReleases.self, BenchStore.self, BenchHistory.self, FanoutBenchmark.self, ClientBenchmark.self,
             PeerBenchmark.self,
         ])
 }

@@ -12,7 +12,7 @@ import NIOCore
 struct BenchReleases: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "releases",
-        abstract: "Window requests per second against nginx serving the same file, and 10,000 key fetches at one release.")
+        abstract: "Window requests per second against nginx serving the same file, 10,000 key fetches at one release, and (--purchases) players buying at one release.")
 
     @Option(help: "Seconds of load against each server.")
     var seconds: Double = 5
@@ -25,6 +25,9 @@ struct BenchReleases: AsyncParsableCommand {
 
     @Option(name: .customLong("key-connections"), help: "Connections the key fetches share.")
     var keyConnections = 256
+
+    @Option(help: "Players who each buy the item of one slot at the instant it is released (0: none).")
+    var purchases = 0
 
     @Option(help: "Slots of the generated store.")
     var slots = 80
@@ -88,6 +91,11 @@ struct BenchReleases: AsyncParsableCommand {
         }
 
         try await keyRush(url: lockstepURL, client: client, pid: lockstep.process.processIdentifier)
+        if purchases > 0 {
+            let (app, admin) = try PurchaseRush.credentials(dataDirectory: directory + "/data")
+            let rush = PurchaseRush(url: lockstepURL, client: client, players: purchases, connections: keyConnections)
+            try await rush.run(app: app, adminToken: admin) { say($0) }
+        }
     }
 
     /// Every client asks for the key of one instant at that instant.

@@ -63,7 +63,10 @@ struct FanoutRound: Sendable {
     }
 
     private func initialization(clientID: String) -> String {
-        let fields: JSONValue = ["name": .string(bucket), "token": .string(target.token), "clientid": .string(clientID), "api": "1.1"]
+        // The bucket is new: an empty index walk starts the channel (it sends nothing until asked).
+        let fields: JSONValue = [
+            "name": .string(bucket), "token": .string(target.token), "clientid": .string(clientID), "api": "1.1", "cmd": "i::::1000",
+        ]
         return "0:init:\(fields)"
     }
 

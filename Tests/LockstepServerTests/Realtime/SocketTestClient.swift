@@ -10,14 +10,20 @@ import WSClient
 ///
 /// A client made with `reading: false` never reads its socket (so it answers no pings either):
 /// a peer that stopped reading, or vanished.
+///
+/// Every change it receives is checked against the streaming protocol's promise: on each
+/// channel, changes arrive once and in feed order (`cv`s strictly increasing, none twice). A
+/// break is recorded as an issue of the running test (see ``FeedOrderCheck``).
 final class SocketTestClient: Sendable {
     let mailbox: Mailbox<String>
+    private let pending = Mutex<[Int: [JSONObject]]>([:])
     private let link: Link
     private let release: AsyncStream<Void>.Continuation
     private let running: Task<WebSocketCloseFrame?, any Error>
 
-    static func connect(to server: TestServer, app: String? = nil, reading: Bool = true) async throws -> SocketTestClient {
-        let url = "ws://127.0.0.1:\(server.port)/sock/1/\(app ?? server.appID)/websocket"
+    /// Connects to `server`, or to it through a proxy listening on `port`.
+    static func connect(to server: TestServer, app: String? = nil, port: Int? = nil, reading: Bool = true) async throws -> SocketTestClient {
+        let url = "ws://127.0.0.1:\(port ?? server.port)/sock/1/\(app ?? server.appID)/websocket"
         let (opened, open) = AsyncStream.makeStream(of: Bool.self)
         let client = SocketTestClient(url: url, reading: reading, open: open)
         for await didOpen in opened {
@@ -32,6 +38,7 @@ final class SocketTestClient: Sendable {
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let mailbox = Mailbox<String>()
         let link = Link()
+        let order = FeedOrderCheck()
         self.release = release
         self.mailbox = mailbox
         self.link = link
@@ -54,7 +61,10 @@ final class SocketTestClient: Sendable {
                     return
                 }
                 for try await message in inbound.messages(maxSize: 1 << 26) {
-                    if case .text(let text) = message { mailbox.deliver(text) }
+                    if case .text(let text) = message {
+                        order.check(text)
+                        mailbox.deliver(text)
+                    }
                 }
             }
         }
@@ -85,10 +95,39 @@ final class SocketTestClient: Sendable {
         return try JSONValue(parsing: String(message.dropFirst(prefix.count)))
     }
 
+    /// The next `count` changes (or errors) sent on `channel`, however the server framed them:
+    /// several changes may share one `N:c:[…]` message.
+    func changes(_ count: Int, channel: Int = 0, timeout: Duration = .seconds(10)) async throws -> [JSONObject] {
+        var taken: [JSONObject] = []
+        while taken.count < count {
+            let buffered = pending.withLock { pending in
+                let some = Array((pending[channel] ?? []).prefix(count - taken.count))
+                pending[channel]?.removeFirst(some.count)
+                return some
+            }
+            taken += buffered
+            guard taken.count < count else { break }
+            let frame = try await json(after: "\(channel):c:", timeout: timeout)
+            pending.withLock { $0[channel, default: []] += frame.arrayValue?.compactMap(\.objectValue) ?? [] }
+        }
+        return taken
+    }
+
+    /// The next change (or error) sent on `channel`.
+    func change(channel: Int = 0, timeout: Duration = .seconds(10)) async throws -> JSONObject {
+        try await changes(1, channel: channel, timeout: timeout)[0]
+    }
+
     /// Sends `N:init:{…}` for `bucket` and returns the `N:auth:` answer's payload.
+    ///
+    /// With `follow` (the default) it then walks the bucket's index, as a client without a
+    /// cursor does, so that the channel receives every change from then on; the pages are
+    /// taken from the mailbox. Without it the channel sends nothing until the test asks
+    /// (`cv:` or `i:`).
     @discardableResult
     func initialize(
-        channel: Int = 0, bucket: String = "note", token: String, clientID: String = "test-client", extra: JSONObject = [:]
+        channel: Int = 0, bucket: String = "note", token: String, clientID: String = "test-client", extra: JSONObject = [:],
+        follow: Bool = true
     ) async throws -> String {
         var fields: JSONObject = [
             "name": .string(bucket), "token": .string(token), "clientid": .string(clientID), "api": "1.1", "library": "lockstep-tests",
@@ -96,7 +135,23 @@ final class SocketTestClient: Sendable {
         fields.merge(extra) { _, new in new }
         try await send("\(channel):init:\(JSONValue.object(fields))")
         guard let auth = await next(startingWith: "\(channel):auth:") else { throw SocketTestError.noMessage("\(channel):auth:") }
-        return String(auth.dropFirst("\(channel):auth:".count))
+        let answer = String(auth.dropFirst("\(channel):auth:".count))
+        if follow && fields["cmd"] == nil && !answer.hasPrefix("{") { _ = try await walkIndex(channel: channel) }
+        return answer
+    }
+
+    /// Walks the channel's index (`i:1:<mark>::<limit>`) to its last page; returns every
+    /// entry listed and the walk's `current`.
+    func walkIndex(channel: Int = 0, limit: Int = 1000) async throws -> (entries: [JSONObject], current: String) {
+        var entries: [JSONObject] = []
+        var mark = ""
+        while true {
+            try await send("\(channel):i:1:\(mark)::\(limit)")
+            let page = try await json(after: "\(channel):i:")
+            entries += page["index"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            guard let next = page["mark"]?.stringValue else { return (entries, page["current"]?.stringValue ?? "") }
+            mark = next
+        }
     }
 
     /// Closes the socket (or, for a client that never reads, lets it go) and waits for the end.

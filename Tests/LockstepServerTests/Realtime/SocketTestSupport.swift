@@ -3,10 +3,12 @@ import LockstepServer
 
 /// `N:c:{…}`: a change as a streaming client sends it.
 func changeMessage(
-    channel: Int = 0, id: String, ccid: String, operation: String = "M", sv: Int? = nil, diff: JSONValue? = nil, data: JSONObject? = nil
+    channel: Int = 0, id: String, ccid: String, operation: String = "M", sv: Int? = nil, diff: JSONValue? = nil, data: JSONObject? = nil,
+    editTime: Int64? = nil
 ) -> String {
     var fields: JSONObject = ["id": .string(id), "ccid": .string(ccid), "o": .string(operation)]
     if let sv { fields["sv"] = .integer(Int64(sv)) }
+    if let editTime { fields["t"] = .integer(editTime) }
     if let diff { fields["v"] = diff }
     if let data { fields["d"] = .object(data) }
     return "\(channel):c:\(JSONValue.object(fields))"

@@ -55,7 +55,7 @@ struct StoreContractTests {
     }
 
     @Test(arguments: StoreKind.allCases)
-    func commitChecksVersionsAndChangeIDs(_ kind: StoreKind) async throws {
+    func commitsRecordChangesAndRefuseRepeats(_ kind: StoreKind) async throws {
         try await TestStores.with(kind) { store in
             let scope = BucketScope(appID: try await insertTestApp(store), owner: .user("u1"), bucket: "notes")
             let empty = try await store.currentVersion(of: scope)
@@ -72,10 +72,11 @@ struct StoreContractTests {
                 memberStamps: ["title": EditStamp(time: 1_000_000, clientID: "client-a"), "n": EditStamp(time: 1_000_000, clientID: "client-a")],
                 sequence: 1))
 
-            // A writer that planned against an older version loses the compare-and-swap.
-            #expect(try await writer.put("n1", ["title": "eggs"], expecting: 0) == .versionConflict)
+            // A version the object never had cannot be a base.
+            #expect(try StoreWriter.rejection(try await writer.put("n1", ["title": "eggs"], source: 5)).reason == .badVersion)
             // A change id seen before gets the change it was accepted as, and changes nothing.
-            #expect(try await writer.put("n1", ["title": "bread"], changeID: "c1") == .duplicate(created))
+            let repeated = try StoreWriter.rejection(try await writer.put("n1", ["title": "bread"], changeID: "c1"))
+            #expect(repeated.reason == .duplicate && repeated.original == created)
             #expect(try await store.object(scope, key: "n1")?.version == 1)
             #expect(try await store.currentVersion(of: scope).sequence == 1)
 
@@ -85,11 +86,11 @@ struct StoreContractTests {
             let (removal, _) = try StoreWriter.committed(try await writer.remove("n1", changeID: "c3"))
             #expect(removal.operation == .remove && removal.diff == nil && removal.editTime == nil)
             #expect(try await store.object(scope, key: "n1")?.isDeleted == true)
+            #expect(try StoreWriter.rejection(try await writer.put("n1", ["title": "back"])).reason == .removed)
 
             #expect(try await store.change(scope, changeID: "c2") == second)
             #expect(try await store.change(scope, changeID: "c9") == nil)
-            #expect(try await store.changes(scope, key: "n1", after: 0) == [created, second, removal])
-            #expect(try await store.changes(scope, key: "n1", after: 2) == [removal])
+            #expect(try await store.feed(scope, after: empty, limit: 10) == [created, second, removal])
             #expect(try await store.currentVersion(of: scope) == ChangeVersion(epoch: empty.epoch, sequence: 3))
         }
     }
@@ -114,6 +115,8 @@ struct StoreContractTests {
         }
     }
 
+    /// Every object that existed when a walk began is on exactly one page, at its version as
+    /// of then, whatever changes between the pages.
     @Test(arguments: StoreKind.allCases)
     func indexPagesKeepTheirSnapshot(_ kind: StoreKind) async throws {
         try await TestStores.with(kind) { store in
@@ -125,46 +128,36 @@ struct StoreContractTests {
             let first = try await store.index(scope, IndexQuery(limit: 2, includeData: true))
             #expect(first.current.sequence == 6)
             #expect(first.entries == [
-                IndexPage.Entry(key: "e", version: 1, data: ["name": "e"]), IndexPage.Entry(key: "d", version: 1, data: ["name": "d"]),
+                IndexPage.Entry(key: "a", version: 1, data: ["name": "a"]), IndexPage.Entry(key: "c", version: 1, data: ["name": "c"]),
             ])
-            let mark = try #require(first.next)
-            #expect(mark == IndexPosition(sequence: 4, key: "d"))
+            #expect(first.nextAfterKey == "c")
 
-            // A change during the walk does not move objects between its pages: "a" leaves the
-            // snapshot (the client gets it from the feed after `current`), "c" and nothing else remains.
+            // Changes during the walk move nothing between pages: "d" changed and "e" removed are
+            // still listed as they were at the snapshot; "f", created since, is not.
             try await writer.commit("a", ["name": "A"])  // 7
-            let second = try await store.index(scope, IndexQuery(snapshot: 6, after: mark, limit: 2, includeData: false))
-            #expect(second.entries == [IndexPage.Entry(key: "c", version: 1, data: nil)])
-            #expect(second.next == nil)
-            #expect(second.current.sequence == 7)
+            try await writer.commit("d", ["name": "D"])  // 8
+            try StoreWriter.committed(try await writer.remove("e"))  // 9
+            try await writer.commit("f", ["name": "f"])  // 10
+            for includeData in [true, false] {
+                let second = try await store.index(scope, IndexQuery(snapshot: 6, afterKey: "c", limit: 2, includeData: includeData))
+                #expect(second.entries == [
+                    IndexPage.Entry(key: "d", version: 1, data: includeData ? ["name": "d"] : nil),
+                    IndexPage.Entry(key: "e", version: 1, data: includeData ? ["name": "e"] : nil),
+                ])
+                #expect(second.current.sequence == 10)
+                let third = try await store.index(scope, IndexQuery(snapshot: 6, afterKey: try #require(second.nextAfterKey), limit: 2, includeData: includeData))
+                #expect(third.entries.isEmpty && third.nextAfterKey == nil)
+            }
 
             let fresh = try await store.index(scope, IndexQuery(limit: 10, includeData: false))
-            #expect(fresh.entries.map(\.key) == ["a", "e", "d", "c"])
-            #expect(fresh.entries.first?.version == 2)
-            let since = try await store.index(scope, IndexQuery(changedAfter: 4, limit: 10, includeData: true))
-            #expect(since.entries == [IndexPage.Entry(key: "a", version: 2, data: ["name": "A"]), IndexPage.Entry(key: "e", version: 1, data: ["name": "e"])])
+            #expect(fresh.entries == [
+                IndexPage.Entry(key: "a", version: 2, data: nil), IndexPage.Entry(key: "c", version: 1, data: nil),
+                IndexPage.Entry(key: "d", version: 2, data: nil), IndexPage.Entry(key: "f", version: 1, data: nil),
+            ])
+            let since = try await store.index(scope, IndexQuery(changedAfter: 7, limit: 10, includeData: true))
+            #expect(since.entries == [IndexPage.Entry(key: "d", version: 2, data: ["name": "D"]), IndexPage.Entry(key: "f", version: 1, data: ["name": "f"])])
             let exact = try await store.index(scope, IndexQuery(limit: 4, includeData: false))
-            #expect(exact.entries.count == 4 && exact.next == nil)
-        }
-    }
-
-    @Test(arguments: StoreKind.allCases)
-    func onlyTheLastVersionsAreKept(_ kind: StoreKind) async throws {
-        try await TestStores.with(kind) { store in
-            let scope = BucketScope(appID: try await insertTestApp(store), owner: .user("u1"), bucket: "history")
-            let writer = StoreWriter(store: store, scope: scope)
-            for version in 1...6 {
-                try StoreWriter.committed(try await writer.put("doc", ["v": .integer(Int64(version))], retaining: 3))
-            }
-            for version in 1...3 { #expect(try await store.objectData(scope, key: "doc", version: version) == nil) }
-            for version in 4...6 { #expect(try await store.objectData(scope, key: "doc", version: version) == ["v": .integer(Int64(version))]) }
-            // A tombstone keeps no data of its own; older versions still age out.
-            try StoreWriter.committed(try await writer.remove("doc"))
-            #expect(try await store.objectData(scope, key: "doc", version: 7) == nil)
-            #expect(try await store.objectData(scope, key: "doc", version: 6) == ["v": 6])
-            #expect(try await store.objectData(scope, key: "doc", version: 4) == ["v": 4])
-            // The change history is kept in full.
-            #expect(try await store.changes(scope, key: "doc", after: 0).map(\.endVersion) == Array(1...7))
+            #expect(exact.entries.count == 4 && exact.nextAfterKey == nil)
         }
     }
 
@@ -206,7 +199,6 @@ struct StoreContractTests {
             for scope in [bobScope, sharedScope, otherAppScope] {
                 #expect(try await store.object(scope, key: "secret") == nil)
                 #expect(try await store.objectData(scope, key: "secret", version: 1) == nil)
-                #expect(try await store.changes(scope, key: "secret", after: 0).isEmpty)
                 #expect(try await store.change(scope, changeID: "shared-ccid") == nil)
                 #expect(try await store.index(scope, IndexQuery(limit: 10, includeData: true)).entries.isEmpty)
                 let version = try await store.currentVersion(of: scope)

@@ -119,3 +119,21 @@ enum TestStoreError: Error {
     case postgresMissing
     case wrongKind
 }
+
+extension TestServer {
+    /// Runs `body` against a real server on a store of `kind` (a new PostgreSQL schema, or a
+    /// SQLite file), stopping it afterwards.
+    static func with<T>(_ kind: StoreKind, limits: Limits = testLimits, _ body: (TestServer) async throws -> T) async throws -> T {
+        try await TestStores.with(kind) { store in
+            let server = try await TestServer.start(limits: limits, store: store)
+            do {
+                let result = try await body(server)
+                await server.stop()
+                return result
+            } catch {
+                await server.stop()
+                throw error
+            }
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Prometheus
 import Hummingbird
 import LockstepCore
 import LockstepServer
@@ -131,4 +132,15 @@ struct TestResponse: Sendable, CustomStringConvertible {
 enum TestServerError: Error {
     case didNotStart
     case unexpected(TestResponse)
+}
+
+extension TestServer {
+    /// The value of a counter or gauge of the process's metrics registry (every test server in
+    /// the process reports into the same one); 0 when it has not been reported yet.
+    func metricValue(_ name: String) throws -> Double {
+        var buffer: [UInt8] = []
+        LockstepMetrics.registry.emit(into: &buffer)
+        let line = String(decoding: buffer, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+    }
 }

@@ -103,6 +103,23 @@ enum SQLiteSchema {
         migrator.registerMigration("v3: peer secrets") { db in
             try db.execute(sql: "ALTER TABLE apps ADD COLUMN peer_secret TEXT")
         }
+        migrator.registerMigration("v4: compact history kept by age") { db in
+            // Versions were full copies of the last 60; changes were kept in full. Each change's
+            // diff rebuilds its version from the one before, so the copies become snapshots as
+            // they are (every existing version stays readable) and history starts at creation.
+            // The pruner thins them out as objects move on.
+            try db.execute(sql: """
+                ALTER TABLE versions RENAME TO snapshots;
+                ALTER TABLE changes ADD COLUMN intent TEXT;
+                ALTER TABLE changes ADD COLUMN merged_without_base INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE changes ADD COLUMN committed_at INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE objects ADD COLUMN history_from INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE buckets ADD COLUMN pruned_through INTEGER NOT NULL DEFAULT 0;
+                """)
+            // Changes from before this migration count as committed now: they are kept a whole
+            // retention period from here on.
+            try db.execute(sql: "UPDATE changes SET committed_at = ?", arguments: [ServerClockSource().now()])
+        }
         migrator.registerMigration("v4 security: canonical usernames, token revocation, server key") { db in
             // Canonical names are filled in, and collisions marked, by SQLiteSecurityUpkeep:
             // NFC and Unicode lowercasing are Swift's, not SQL's.

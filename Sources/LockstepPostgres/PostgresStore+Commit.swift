@@ -1,0 +1,226 @@
+import LockstepCore
+public import LockstepServer
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    /// Plans and writes a group of changes in one transaction: one flush for the group.
+    ///
+    /// It first takes the row locks of the group's buckets, then of their apps, each in one
+    /// order on every node, so that two nodes' groups never deadlock; while they are held no
+    /// other node commits to those buckets, so what is read next (objects, accepted change ids,
+    /// histories) is what the plan may rely on. Then ``GroupPlan`` decides, from memory, and
+    /// every row goes in with one statement per table. Each change still gets its own `NOTIFY`
+    /// (in commit order, delivered only if the transaction commits), which the relay on every
+    /// other node follows.
+    public func commit(_ group: ChangeGroup) async throws -> [ChangeOutcome] {
+        try await transaction { connection in
+            let reads = try await PrefetchedReads.load(for: group, on: connection, logger: logger)
+            var plan = GroupPlan(group)
+            let writes = try plan.run(reading: reads)
+            try await persist(writes, committedAt: group.time, connection)
+            return .commit(writes.outcomes)
+        }
+    }
+
+    private func persist(_ writes: GroupWrites, committedAt: Int64, _ connection: PostgresConnection) async throws {
+        guard !writes.accepted.isEmpty else { return }
+        let changes = JSONValue.array(writes.accepted.map { accepted in
+            let change = accepted.change
+            return [
+                "app_id": .string(accepted.scope.appID), "owner": .string(accepted.scope.ownerKey), "bucket": .string(accepted.scope.bucket),
+                "sequence": .integer(change.sequence), "key": .string(change.key), "operation": .string(change.operation.rawValue),
+                "source_version": change.sourceVersion.map { .integer(Int64($0)) } ?? .null, "end_version": .integer(Int64(change.endVersion)),
+                "diff": StoredValueCoding.text(change.diff).map(JSONValue.string) ?? .null,
+                "intent": StoredValueCoding.text(change.intent).map(JSONValue.string) ?? .null,
+                "merged_without_base": .bool(change.mergedWithoutBase), "client_id": .string(change.clientID),
+                "change_id": .string(change.changeID), "edit_time": change.editTime.map(JSONValue.integer) ?? .null,
+                "app_sequence": .integer(accepted.appSequence), "committed_at": .integer(committedAt),
+            ]
+        })
+        try await Self.rows(connection, logger, """
+            INSERT INTO changes (app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
+                                 merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, origin)
+            SELECT app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
+                   merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, \(nodeID)
+            FROM json_to_recordset(\(changes.description)::json) AS x(
+                app_id text, owner text, bucket text, sequence bigint, key text, operation text, source_version bigint,
+                end_version bigint, diff text, intent text, merged_without_base boolean, client_id text, change_id text,
+                edit_time bigint, app_sequence bigint, committed_at bigint)
+            """)
+
+        let snapshots = writes.accepted.filter(\.keepsSnapshot)
+        if !snapshots.isEmpty {
+            let rows = JSONValue.array(snapshots.map { accepted in
+                [
+                    "app_id": .string(accepted.scope.appID), "owner": .string(accepted.scope.ownerKey),
+                    "bucket": .string(accepted.scope.bucket), "key": .string(accepted.change.key),
+                    "version": .integer(Int64(accepted.change.endVersion)), "data": .string(StoredValueCoding.text(accepted.data)),
+                ]
+            })
+            try await Self.rows(connection, logger, """
+                INSERT INTO snapshots (app_id, owner, bucket, key, version, data)
+                SELECT * FROM json_to_recordset(\(rows.description)::json)
+                    AS x(app_id text, owner text, bucket text, key text, version bigint, data text)
+                ON CONFLICT (app_id, owner, bucket, key, version) DO UPDATE SET data = excluded.data
+                """)
+        }
+
+        let objects = JSONValue.array(writes.objects.map { address, object in
+            [
+                "app_id": .string(address.scope.appID), "owner": .string(address.scope.ownerKey), "bucket": .string(address.scope.bucket),
+                "key": .string(object.key), "version": .integer(Int64(object.version)), "data": .string(StoredValueCoding.text(object.data)),
+                "deleted": .bool(object.isDeleted), "member_stamps": .string(StoredValueCoding.text(object.memberStamps)),
+                "sequence": .integer(object.sequence),
+            ]
+        })
+        try await Self.rows(connection, logger, """
+            INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
+            SELECT * FROM json_to_recordset(\(objects.description)::json) AS x(
+                app_id text, owner text, bucket text, key text, version bigint, data text, deleted boolean, member_stamps text,
+                sequence bigint)
+            ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET
+                version = excluded.version, data = excluded.data, deleted = excluded.deleted,
+                member_stamps = excluded.member_stamps, sequence = excluded.sequence
+            """)
+
+        let feeds = JSONValue.array(writes.feeds.map { scope, feed in
+            [
+                "app_id": .string(scope.appID), "owner": .string(scope.ownerKey), "name": .string(scope.bucket),
+                "last_sequence": .integer(feed.sequence),
+            ]
+        })
+        try await Self.rows(connection, logger, """
+            UPDATE buckets b SET last_sequence = x.last_sequence
+            FROM json_to_recordset(\(feeds.description)::json) AS x(app_id text, owner text, name text, last_sequence bigint)
+            WHERE b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.name
+            """)
+        for (appID, sequence) in writes.appSequences {
+            try await Self.rows(connection, logger, "UPDATE apps SET last_sequence = \(sequence) WHERE id = \(appID)")
+        }
+
+        // Inside the transaction: PostgreSQL delivers them only if it commits, and in the order
+        // sent, which the relay's catch-up relies on.
+        let payloads = writes.accepted.map { accepted in
+            ChangeNotification(
+                node: nodeID, appID: accepted.scope.appID, appSequence: accepted.appSequence, scope: accepted.scope,
+                sequence: accepted.change.sequence
+            ).payload
+        }
+        try await Self.rows(connection, logger, """
+            SELECT pg_notify(\(configuration.notificationChannel), payload)
+            FROM unnest(\(payloads)::text[]) WITH ORDINALITY AS n(payload, position) ORDER BY position
+            """)
+    }
+}
+
+/// What a group reads, loaded before it is planned (PostgreSQL's queries are asynchronous,
+/// ``GroupPlan`` is not), under the group's bucket and app row locks.
+private struct PrefetchedReads: GroupReads {
+    var feeds: [BucketScope: FeedPosition] = [:]
+    var apps: [String: Int64] = [:]
+    var objects: [ObjectAddress: StoredObject] = [:]
+    var accepted: [BucketScope: [String: ChangeRecord]] = [:]
+    var timelines: [ObjectAddress: ObjectTimeline] = [:]
+
+    static func load(for group: ChangeGroup, on connection: PostgresConnection, logger: Logger) async throws -> PrefetchedReads {
+        var reads = PrefetchedReads()
+        let scopes = Set(group.requests.map(\.scope)).sorted { ($0.appID, $0.ownerKey, $0.bucket) < ($1.appID, $1.ownerKey, $1.bucket) }
+        let buckets = JSONValue.array(scopes.map { scope in
+            [
+                "app_id": .string(scope.appID), "owner": .string(scope.ownerKey), "name": .string(scope.bucket),
+                "epoch": .integer(PostgresStore.newEpoch()),
+            ]
+        })
+        for row in try await PostgresStore.rows(connection, logger, """
+            INSERT INTO buckets (app_id, owner, name, epoch, last_sequence)
+            SELECT app_id, owner, name, epoch, 0 FROM json_to_recordset(\(buckets.description)::json)
+                AS x(app_id text, owner text, name text, epoch bigint)
+            ORDER BY app_id, owner, name
+            ON CONFLICT (app_id, owner, name) DO UPDATE SET last_sequence = buckets.last_sequence
+            RETURNING app_id, owner, name, epoch, last_sequence
+            """)
+        {
+            let (appID, owner, name, epoch, sequence) = try row.decode((String, String, String, Int64, Int64).self)
+            reads.feeds[BucketScope(appID: appID, ownerKey: owner, bucket: name)] = FeedPosition(
+                epoch: UInt32(truncatingIfNeeded: epoch), sequence: sequence)
+        }
+        let appIDs = Array(Set(scopes.map(\.appID))).sorted()
+        for row in try await PostgresStore.rows(
+            connection, logger, "SELECT id, last_sequence FROM apps WHERE id = ANY(\(appIDs)::text[]) ORDER BY id FOR UPDATE")
+        {
+            let (id, sequence) = try row.decode((String, Int64).self)
+            reads.apps[id] = sequence
+        }
+
+        let addresses = GroupPlan.addresses(of: group)
+        let keys = JSONValue.array(addresses.map { address in
+            ["app_id": .string(address.scope.appID), "owner": .string(address.scope.ownerKey), "bucket": .string(address.scope.bucket), "key": .string(address.key)]
+        })
+        for row in try await PostgresStore.rows(connection, logger, """
+            SELECT o.app_id, o.owner, o.bucket, \(unescaped: Columns.object(of: "o")) FROM objects o
+            JOIN json_to_recordset(\(keys.description)::json) AS x(app_id text, owner text, bucket text, key text)
+                ON o.app_id = x.app_id AND o.owner = x.owner AND o.bucket = x.bucket AND o.key = x.key
+            """)
+        {
+            let (appID, owner, bucket) = try row.decode((String, String, String).self)
+            let object = try Columns.object(row, from: 3)
+            reads.objects[ObjectAddress(scope: BucketScope(appID: appID, ownerKey: owner, bucket: bucket), key: object.key)] = object
+        }
+
+        let changeIDs = JSONValue.array(group.requests.map { request in
+            [
+                "app_id": .string(request.scope.appID), "owner": .string(request.scope.ownerKey), "bucket": .string(request.scope.bucket),
+                "change_id": .string(request.change.changeID),
+            ]
+        })
+        for row in try await PostgresStore.rows(connection, logger, """
+            SELECT \(unescaped: Columns.change(of: "c")), c.app_id, c.owner, c.bucket FROM changes c
+            JOIN json_to_recordset(\(changeIDs.description)::json) AS x(app_id text, owner text, bucket text, change_id text)
+                ON c.app_id = x.app_id AND c.owner = x.owner AND c.bucket = x.bucket AND c.change_id = x.change_id
+            """)
+        {
+            let change = try Columns.change(row)
+            let cells = row.makeRandomAccess()
+            let scope = BucketScope(
+                appID: try cells[Columns.changeCount].decode(String.self), ownerKey: try cells[Columns.changeCount + 1].decode(String.self),
+                bucket: try cells[Columns.changeCount + 2].decode(String.self))
+            reads.accepted[scope, default: [:]][change.changeID] = change
+        }
+
+        for (address, version) in GroupPlan.historyStarts(of: group, objects: reads.objects) {
+            guard let current = reads.objects[address] else { continue }
+            if let timeline = try await PostgresStore.timeline(address, from: version, through: current, on: connection, logger: logger) {
+                reads.timelines[address] = timeline
+            }
+        }
+        return reads
+    }
+
+    func feedPosition(of scope: BucketScope) throws -> FeedPosition {
+        guard let feed = feeds[scope] else { throw PrefetchError.notLoaded("bucket \(scope)") }
+        return feed
+    }
+
+    func appSequence(of appID: String) throws -> Int64? {
+        apps[appID]
+    }
+
+    func object(at address: ObjectAddress) throws -> StoredObject? {
+        objects[address]
+    }
+
+    func acceptedChange(_ scope: BucketScope, changeID: String) throws -> ChangeRecord? {
+        accepted[scope]?[changeID]
+    }
+
+    func timeline(at address: ObjectAddress, from version: Int, through current: StoredObject) throws -> ObjectTimeline? {
+        guard let timeline = timelines[address], timeline.reaches(version), timeline.latestVersion == current.version else { return nil }
+        return timeline
+    }
+}
+
+private enum PrefetchError: Error {
+    /// The plan asked for something the group's prefetch did not load: a defect.
+    case notLoaded(String)
+}

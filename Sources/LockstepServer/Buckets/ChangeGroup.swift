@@ -1,0 +1,40 @@
+import LockstepCore
+
+/// One change waiting for its store's writer: what a client sent, and the bucket it goes to.
+public struct ChangeRequest: Sendable {
+    public var scope: BucketScope
+    public var change: IncomingChange
+
+    public init(scope: BucketScope, change: IncomingChange) {
+        self.scope = scope
+        self.change = change
+    }
+}
+
+/// What became of one change of a group.
+public enum ChangeOutcome: Sendable {
+    /// The change is durable, at this place in its bucket's feed.
+    case committed(ChangeEvent)
+    /// The change was refused, alone; the rest of its group is not affected.
+    case rejected(ChangeRejection)
+}
+
+/// Changes that a store commits as one transaction and one flush to disk (group commit).
+///
+/// The changes are planned in order, each against the state the ones before it left (in the
+/// store and earlier in the group), so the rules inside a group are exactly those of changes
+/// committed one by one: per-object version order, a client change id applied once even when
+/// it comes twice in one group, rebasing over what the group already changed.
+public struct ChangeGroup: Sendable {
+    public var requests: [ChangeRequest]
+    /// The server time of the commit, in nanoseconds since the Unix epoch: kept with each
+    /// change, so that history is pruned by age.
+    public var time: Int64
+    package var planner: ChangePlanner
+
+    public init(requests: [ChangeRequest], time: Int64, limits: Limits) {
+        self.requests = requests
+        self.time = time
+        self.planner = ChangePlanner(limits: limits)
+    }
+}

@@ -1,0 +1,87 @@
+import GRDB
+import LockstepCore
+
+extension SQLiteStore {
+    /// Plans and writes a group of changes in one write transaction: one flush to disk for the
+    /// whole group (see ``ChangeGroup``).
+    public func commit(_ group: ChangeGroup) async throws -> [ChangeOutcome] {
+        try await pool.write { db in
+            var plan = GroupPlan(group)
+            let writes = try plan.run(reading: SQLiteGroupReads(db: db))
+            try Self.persist(writes, committedAt: group.time, db)
+            return writes.outcomes
+        }
+    }
+
+    private static func persist(_ writes: GroupWrites, committedAt: Int64, _ db: Database) throws {
+        let insertChange = try db.cachedStatement(sql: """
+            INSERT INTO changes (app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
+                                 merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let insertSnapshot = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO snapshots (app_id, owner, bucket, key, version, data) VALUES (?, ?, ?, ?, ?, ?)")
+        for accepted in writes.accepted {
+            let scope = accepted.scope
+            let change = accepted.change
+            try insertChange.execute(arguments: [
+                scope.appID, scope.ownerKey, scope.bucket, change.sequence, change.key, change.operation.rawValue,
+                change.sourceVersion, change.endVersion, StoredValueCoding.text(change.diff), StoredValueCoding.text(change.intent),
+                change.mergedWithoutBase, change.clientID, change.changeID, change.editTime, accepted.appSequence, committedAt,
+            ])
+            if accepted.keepsSnapshot {
+                try insertSnapshot.execute(arguments: [
+                    scope.appID, scope.ownerKey, scope.bucket, change.key, change.endVersion, StoredValueCoding.text(accepted.data),
+                ])
+            }
+        }
+        let upsertObject = try db.cachedStatement(sql: """
+            INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET
+                version = excluded.version, data = excluded.data, deleted = excluded.deleted,
+                member_stamps = excluded.member_stamps, sequence = excluded.sequence
+            """)
+        for (address, object) in writes.objects {
+            let scope = address.scope
+            try upsertObject.execute(arguments: [
+                scope.appID, scope.ownerKey, scope.bucket, object.key, object.version, StoredValueCoding.text(object.data),
+                object.isDeleted, StoredValueCoding.text(object.memberStamps), object.sequence,
+            ])
+        }
+        let advanceFeed = try db.cachedStatement(sql: "UPDATE buckets SET last_sequence = ? WHERE app_id = ? AND owner = ? AND name = ?")
+        for (scope, feed) in writes.feeds {
+            try advanceFeed.execute(arguments: [feed.sequence, scope.appID, scope.ownerKey, scope.bucket])
+        }
+        let advanceApp = try db.cachedStatement(sql: "UPDATE apps SET last_sequence = ? WHERE id = ?")
+        for (appID, sequence) in writes.appSequences {
+            try advanceApp.execute(arguments: [sequence, appID])
+        }
+    }
+}
+
+/// A group's reads, from inside its write transaction.
+private struct SQLiteGroupReads: GroupReads {
+    let db: Database
+
+    func feedPosition(of scope: BucketScope) throws -> FeedPosition {
+        let version = try SQLiteStore.ensureBucket(db, scope)
+        return FeedPosition(epoch: version.epoch, sequence: version.sequence)
+    }
+
+    func appSequence(of appID: String) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT last_sequence FROM apps WHERE id = ?", arguments: [appID])
+    }
+
+    func object(at address: ObjectAddress) throws -> StoredObject? {
+        try SQLiteStore.object(db, address)
+    }
+
+    func acceptedChange(_ scope: BucketScope, changeID: String) throws -> ChangeRecord? {
+        try SQLiteStore.change(db, scope, changeID: changeID)
+    }
+
+    func timeline(at address: ObjectAddress, from version: Int, through current: StoredObject) throws -> ObjectTimeline? {
+        try SQLiteStore.timeline(db, address, from: version, through: current)
+    }
+}

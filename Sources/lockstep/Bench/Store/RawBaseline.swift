@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+import LockstepCore
+import LockstepPostgres
+import LockstepServer
+import PostgresNIO
+
+/// The floor to measure the server against: the rows a change writes (its `changes` row and
+/// its object), written by this process straight into the store's tables in large
+/// transactions, with the store's durability, and no planning, no network, no server.
+enum RawBaseline {
+    static func measure(_ fresh: StoreFactory.Fresh, changes: Int, batch: Int) async throws -> BenchRate {
+        let app = try await fresh.app()
+        await fresh.close()
+        let rows = (0..<changes).map { index in Row(index: index, app: app) }
+        switch fresh.location {
+        case .sqlite(let directory):
+            return try await sqlite(path: directory + "/lockstep.sqlite", rows: rows, batch: batch)
+        case .postgres(let url, _):
+            return try await postgres(url: url, rows: rows, batch: batch)
+        }
+    }
+
+    /// One change's rows.
+    struct Row {
+        var owner: String
+        var sequence: Int64
+        var key: String
+        var data: String
+        var changeID: String
+        var app: String
+
+        init(index: Int, app: String) {
+            owner = "writer-\(index % 100)"
+            sequence = Int64(index / 100 + 1)
+            key = "object-\(index % 10)"
+            data = StoredValueCoding.text(BenchChange.data(index: index))
+            changeID = "raw-\(index)"
+            self.app = app
+        }
+    }
+
+    private static func sqlite(path: String, rows: [Row], batch: Int) async throws -> BenchRate {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        let started = ContinuousClock.now
+        for chunk in stride(from: 0, to: rows.count, by: batch) {
+            let part = Array(rows[chunk..<min(chunk + batch, rows.count)])
+            try await pool.write { db in
+                let change = try db.cachedStatement(sql: """
+                    INSERT INTO changes (app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff,
+                                         client_id, change_id, edit_time, app_sequence, committed_at)
+                    VALUES (?, ?, 'bench', ?, ?, 'M', ?, ?, ?, 'raw', ?, 0, 0, 0)
+                    """)
+                let object = try db.cachedStatement(sql: """
+                    INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
+                    VALUES (?, ?, 'bench', ?, ?, ?, 0, '{}', ?)
+                    ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET
+                        version = excluded.version, data = excluded.data, sequence = excluded.sequence
+                    """)
+                for row in part {
+                    try change.execute(arguments: [row.app, row.owner, row.sequence, row.key, row.sequence - 1, row.sequence, row.data, row.changeID])
+                    try object.execute(arguments: [row.app, row.owner, row.key, row.sequence, row.data, row.sequence])
+                }
+            }
+        }
+        return BenchRate(changes: rows.count, since: started)
+    }
+
+    private static func postgres(url: String, rows: [Row], batch: Int) async throws -> BenchRate {
+        let configuration = try PostgresStore.Configuration(url: url)
+        let connection = try await PostgresConnection.connect(
+            configuration: try configuration.connectionConfiguration(application: "lockstep bench raw"), id: 1,
+            logger: Logger(label: "lockstep-bench"))
+        defer { Task { try? await connection.close() } }
+        let logger = Logger(label: "lockstep-bench")
+        let started = ContinuousClock.now
+        for chunk in stride(from: 0, to: rows.count, by: batch) {
+            let part = rows[chunk..<min(chunk + batch, rows.count)]
+            let json = JSONValue.array(part.map { row in
+                [
+                    "app_id": .string(row.app), "owner": .string(row.owner), "sequence": .integer(row.sequence), "key": .string(row.key),
+                    "data": .string(row.data), "change_id": .string(row.changeID),
+                ]
+            }).description
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("""
+                INSERT INTO changes (app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff,
+                                     client_id, change_id, edit_time, app_sequence, committed_at, origin)
+                SELECT app_id, owner, 'bench', sequence, key, 'M', sequence - 1, sequence, data, 'raw', change_id, 0, 0, 0, 'raw'
+                FROM json_to_recordset(\(json)::json) AS x(app_id text, owner text, sequence bigint, key text, data text, change_id text)
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
+                SELECT DISTINCT ON (app_id, owner, key) app_id, owner, 'bench', key, sequence, data, false, '{}', sequence
+                FROM json_to_recordset(\(json)::json) AS x(app_id text, owner text, sequence bigint, key text, data text, change_id text)
+                ORDER BY app_id, owner, key, sequence DESC
+                ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET
+                    version = excluded.version, data = excluded.data, sequence = excluded.sequence
+                """, logger: logger)
+            try await connection.query("COMMIT", logger: logger)
+        }
+        return BenchRate(changes: rows.count, since: started)
+    }
+}

@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import Foundation
+import LockstepCore
+import LockstepServer
+import Logging
+import Synchronization
+
+/// Changes through a real server: `lockstep serve` in a child process on the store, and many
+/// streaming connections from this process, each pipelining changes to its own bucket.
+enum ServerLoad {
+    struct Result {
+        var result: BenchRate
+        /// Changes per group commit, from the server's metrics.
+        var meanGroup: Double
+    }
+
+    static func measure(_ fresh: StoreFactory.Fresh, connections: Int, changes: Int) async throws -> Result {
+        var logger = Logger(label: "lockstep-bench")
+        logger.logLevel = .error
+        let services = LockstepServices(store: fresh.store, limits: Limits(), clock: ServerClockSource(), logger: logger)
+        let app = try await services.accounts.createApp(name: "bench")
+        let token = try await services.accounts.issueToken(appID: app.appID, username: "bench").accessToken
+        await fresh.close()
+
+        let port = try BenchProcesses.freePort()
+        let server = Process()
+        server.executableURL = Bundle.main.executableURL
+        server.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error",
+            "--http-requests-per-second", "0", "--messages-per-second", "0", "--max-connections-per-address", "0"] + fresh.serveArguments
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { Task { try? await http.shutdown() } }
+        try await BenchProcesses.waitUntilUp("http://127.0.0.1:\(port)/health", client: http)
+
+        let socketURL = "ws://127.0.0.1:\(port)/sock/1/\(app.appID)/websocket"
+        let acknowledged = Mutex(0)
+        let (finished, finish) = AsyncStream.makeStream(of: Void.self)
+        var sockets: [BenchSocket] = []
+        for connection in 0..<connections {
+            let initialization: JSONValue = [
+                "name": .string("bench-\(connection)"), "token": .string(token), "clientid": .string("bench-\(connection)"), "api": "1.1",
+                "cmd": "i::::1",
+            ]
+            sockets.append(try await BenchSocket.open(url: socketURL, initialization: "0:init:\(initialization)") { message in
+                guard message.hasPrefix("0:c:[") else { return }
+                let count = message.matches(of: #/"ccids":\["/#).count
+                let errors = message.matches(of: #/"error":/#).count
+                if errors > 0 { say("  a change was refused: \(message.prefix(300))") }
+                let done = acknowledged.withLock { acknowledged in
+                    acknowledged += count
+                    return acknowledged >= changes
+                }
+                if done { finish.yield() }
+            })
+        }
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (connection, socket) in sockets.enumerated() {
+                let share = changes / connections + (connection < changes % connections ? 1 : 0)
+                group.addTask {
+                    for index in 0..<share {
+                        let fields: JSONValue = [
+                            "id": .string("object-\(index % 10)"), "ccid": .string("c\(connection)-\(index)"), "o": "M",
+                            "d": .object(BenchChange.data(index: index)),
+                        ]
+                        try await socket.send("0:c:\(fields)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for await _ in finished { break }
+        let rate = BenchRate(changes: changes, since: started)
+        for socket in sockets { await socket.close() }
+
+        let metrics = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(10))
+        let text = String(buffer: try await metrics.body.collect(upTo: 16 * 1024 * 1024))
+        func value(_ name: String) -> Double {
+            text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        }
+        let groups = value("lockstep_commit_group_size_count")
+        return Result(result: rate, meanGroup: groups > 0 ? value("lockstep_commit_group_size_sum") / groups : 0)
+    }
+}

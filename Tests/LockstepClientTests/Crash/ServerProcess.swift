@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LockstepCore
+import Logging
+import PostgresNIO
+import Testing
+@testable import lockstep
+
+/// Where a crash test's server keeps its data across restarts: a SQLite data directory, or a
+/// PostgreSQL schema (dropped at the end).
+enum CrashStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// The `serve` options for a fresh place of this kind, and how to remove it afterwards.
+    func place() throws -> (arguments: [String], remove: @Sendable () async -> Void) {
+        switch self {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-crash-\(UUID().uuidString)").path
+            return (["--data-dir", directory], { try? FileManager.default.removeItem(atPath: directory) })
+        case .postgres:
+            let environment = ProcessInfo.processInfo.environment
+            guard let url = environment["LOCKSTEP_TEST_POSTGRES_URL"], !url.isEmpty else {
+                let reason = "LOCKSTEP_TEST_POSTGRES_URL is not set, so the crash test did not run on PostgreSQL"
+                if environment["CI"] != nil { Issue.record("\(reason) (and CI is set, where it must be)") }
+                try Test.cancel(Comment(rawValue: reason))
+            }
+            let schema = "crash_" + UUID().uuidString.prefix(8).lowercased()
+            let schemaURL = url + (url.contains("?") ? "&" : "?") + "schema=" + schema
+            // The key the schema's secrets are sealed with, for every start of the server.
+            let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-crash-\(schema).key").path
+            return (["--database-url", schemaURL, "--server-key-file", keyFile], {
+                await Self.drop(schema: schema, url: url)
+                try? FileManager.default.removeItem(atPath: keyFile)
+            })
+        }
+    }
+
+    private static func drop(schema: String, url: String) async {
+        guard let components = URLComponents(string: url), let host = components.host else { return }
+        let logger = Logger(label: "crash-test")
+        guard let connection = try? await PostgresConnection.connect(
+            configuration: PostgresConnection.Configuration(
+                host: host, port: components.port ?? 5432, username: components.user ?? "postgres", password: components.password,
+                database: String(components.path.dropFirst()), tls: .disable),
+            id: 1, logger: logger)
+        else { return }
+        _ = try? await connection.query("DROP SCHEMA IF EXISTS \(unescaped: "\"\(schema)\"") CASCADE", logger: logger)
+        try? await connection.close()
+    }
+}
+
+/// `lockstep serve` in a child process, killed and started again on the same data.
+final class ServerProcess: Sendable {
+    let port: Int
+    let tool: ToolProcess
+
+    private init(port: Int, tool: ToolProcess) {
+        self.port = port
+        self.tool = tool
+    }
+
+    /// Starts a server on `storeArguments`, and waits until it answers.
+    static func start(_ storeArguments: [String], port: Int? = nil) async throws -> ServerProcess {
+        let port = try port ?? BenchProcesses.freePort()
+        let tool = try ToolProcess.launch(
+            "lockstep", name: "server",
+            arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error", "--messages-per-second", "0",
+                "--http-requests-per-second", "0"] + storeArguments)
+        let server = ServerProcess(port: port, tool: tool)
+        for _ in 0..<300 {
+            if (try? await server.get("/health").status) == 200 { return server }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        tool.kill()
+        throw CrashTestError.didNotStart(tool.transcript)
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    func kill() { tool.kill() }
+
+    func get(_ path: String, token: String? = nil) async throws -> (status: Int, json: JSONValue?) {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        if let token { request.setValue(token, forHTTPHeaderField: "X-Simperium-Token") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONValue(parsing: Array(data)))
+    }
+
+    func post(_ path: String, token: String, body: JSONValue) async throws -> (status: Int, json: JSONValue?) {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = "POST"
+        request.setValue(token, forHTTPHeaderField: "X-Simperium-Token")
+        request.httpBody = Data(body.jsonBytes)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONValue(parsing: Array(data)))
+    }
+}
+
+enum CrashTestError: Error {
+    case didNotStart(String)
+    case noCredentials(String)
+}
