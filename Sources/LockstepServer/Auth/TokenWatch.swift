@@ -14,7 +14,8 @@ public import ServiceLifecycle
 ///
 /// Connections claim a token before checking it (``ConnectionRegistry/claimToken(_:on:)``),
 /// so a revocation committed after the check moves the count after the claim, and the next
-/// look finds the connection.
+/// look finds the connection: closed if its check had passed, marked to close if the check
+/// passes later, left alone if the check fails (the client hears why).
 public final class TokenWatch: Service {
     private let store: any SyncStore
     private let connections: ConnectionRegistry
@@ -32,7 +33,7 @@ public final class TokenWatch: Service {
 
     /// Tokens revoked through this node: their connections close now.
     func revoked(_ hashes: [String]) {
-        connections.closeConnections(holding: Set(hashes), because: .tokenRevoked)
+        connections.tokensEnded(Set(hashes))
     }
 
     public func run() async throws {
@@ -54,7 +55,7 @@ public final class TokenWatch: Service {
                 if count != seen {
                     let held = connections.heldTokenHashes()
                     let existing = try await store.existingTokens(among: Array(held))
-                    connections.closeConnections(holding: held.subtracting(existing), because: .tokenRevoked)
+                    connections.tokensEnded(held.subtracting(existing))
                 }
                 seen = count
             } catch {

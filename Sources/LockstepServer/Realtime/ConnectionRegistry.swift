@@ -89,11 +89,15 @@ public final class ConnectionRegistry: Sendable {
         var tokens: [SocketConnectionID: HeldTokens] = [:]
     }
 
-    /// The user tokens one connection holds: how many channels claimed each (by hash), and
-    /// when each expires once known.
+    /// The user tokens one connection holds, by hash: how many channels claimed each, which
+    /// passed their check, when those expire, and which ended while still being checked.
     private struct HeldTokens {
         var claims: [String: Int] = [:]
+        var confirmed: Set<String> = []
         var expiries: [String: Int64] = [:]
+        /// Ended (revoked) while a channel was checking it: if the check passes regardless (it
+        /// read the store before the revocation), the connection ends then.
+        var doomed: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -161,8 +165,10 @@ public final class ConnectionRegistry: Sendable {
     /// Connection `id` is about to open a channel with the token whose hash is `hash`.
     ///
     /// Claimed before the token is checked, so that a revocation committed after the check
-    /// always finds the connection (see ``TokenWatch``); ``releaseToken(_:on:)`` undoes it
-    /// when the check fails or the token turns out to be the admin's.
+    /// always finds the connection (see ``TokenWatch``). A revocation that finds the claim
+    /// still unchecked marks it: ``confirmToken(_:on:)`` then ends the connection, since its
+    /// check may have read the store before the revocation. ``releaseToken(_:on:)`` undoes a
+    /// claim whose check failed, or whose token is the admin's.
     func claimToken(_ hash: String, on id: SocketConnectionID) {
         state.withLock { state in
             guard state.open[id] != nil else { return }
@@ -177,33 +183,54 @@ public final class ConnectionRegistry: Sendable {
                 held.claims[hash] = count - 1
             } else {
                 held.claims[hash] = nil
+                held.confirmed.remove(hash)
                 held.expiries[hash] = nil
+                held.doomed.remove(hash)
             }
             state.tokens[id] = held
         }
     }
 
-    /// A channel of `id` was opened with `token`: the connection ends when the token expires.
-    func holdToken(_ token: TokenRecord, on id: SocketConnectionID) {
-        guard let expiresAt = token.expiresAt else { return }
-        state.withLock { state in
-            guard state.tokens[id]?.claims[token.tokenHash] != nil else { return }
-            state.tokens[id]?.expiries[token.tokenHash] = expiresAt
+    /// A channel of `id` was opened with `token`, which passed its check: the connection ends
+    /// when the token expires or is revoked, or now if it was revoked during the check.
+    func confirmToken(_ token: TokenRecord, on id: SocketConnectionID) {
+        let terminate = state.withLock { state -> (@Sendable (SocketCloseReason) -> Void)? in
+            guard var held = state.tokens[id], held.claims[token.tokenHash] != nil else { return nil }
+            held.confirmed.insert(token.tokenHash)
+            if let expiresAt = token.expiresAt { held.expiries[token.tokenHash] = expiresAt }
+            state.tokens[id] = held
+            return held.doomed.contains(token.tokenHash) ? state.terminators[id] : nil
         }
+        terminate?(.tokenRevoked)
     }
 
-    /// Every token hash some open connection holds.
+    /// Every token hash some open connection holds or is checking.
     func heldTokenHashes() -> Set<String> {
         state.withLock { state in
             state.tokens.values.reduce(into: Set<String>()) { hashes, held in hashes.formUnion(held.claims.keys) }
         }
     }
 
-    /// Ends every connection holding one of `hashes`; returns how many.
+    /// The tokens `hashes` ended: connections holding one close; those still checking one
+    /// close if the check passes all the same. Returns how many closed now.
     @discardableResult
-    func closeConnections(holding hashes: Set<String>, because reason: SocketCloseReason) -> Int {
+    func tokensEnded(_ hashes: Set<String>) -> Int {
         guard !hashes.isEmpty else { return 0 }
-        return end(because: reason) { held in held.claims.keys.contains(where: hashes.contains) }
+        let terminators = state.withLock { state in
+            var terminators: [@Sendable (SocketCloseReason) -> Void] = []
+            for (id, held) in state.tokens {
+                let ended = hashes.intersection(held.claims.keys)
+                if ended.isEmpty { continue }
+                if ended.isDisjoint(with: held.confirmed) {
+                    state.tokens[id]?.doomed.formUnion(ended)
+                } else if let terminate = state.terminators[id] {
+                    terminators.append(terminate)
+                }
+            }
+            return terminators
+        }
+        for terminate in terminators { terminate(.tokenRevoked) }
+        return terminators.count
     }
 
     /// Ends every connection holding a token that expired at or before `now`; returns how many.

@@ -85,7 +85,7 @@ final class SocketConnection: Sendable {
     /// identity's token holds (``TokenWatch``).
     func channelAuthorized(_ identity: AccountService.Identity) {
         authorized.store(true, ordering: .releasing)
-        if let token = identity.token { services.connections.holdToken(token, on: info.id) }
+        if let token = identity.token { services.connections.confirmToken(token, on: info.id) }
     }
 
     /// Closes the connection if no channel was opened with a valid token in time.
