@@ -21,17 +21,17 @@ struct AddressLimitTests {
 
     @Test func oneFloodingAddressDoesNotStarveTheOthers() async throws {
         var limits = TestServer.testLimits
-        limits.httpRequestsPerSecond = 5
+        // One request every two seconds, in bursts of one: the flood is refused however slowly it goes.
+        limits.httpRequestsPerSecond = 0.5
         let server = try await Self.behindProxy(limits)
         defer { Task { await server.stop() } }
         var flood: [Int] = []
-        for _ in 0..<40 { flood.append(try await server.request("GET", "/time?t1=1", headers: Self.from("198.51.100.7")).status) }
+        for _ in 0..<20 { flood.append(try await server.request("GET", "/time?t1=1", headers: Self.from("198.51.100.7")).status) }
         #expect(flood.contains(429))
-        // Everyone else: the clock, sign-up and sign-in answer as usual.
-        let other = Self.from("203.0.113.9")
-        #expect(try await server.request("GET", "/time?t1=1", headers: other).status == 200)
+        // Everyone else: the clock, and sign-up, answer as usual.
+        #expect(try await server.request("GET", "/time?t1=1", headers: Self.from("203.0.113.9")).status == 200)
         let created = try await server.request(
-            "POST", "/1/\(server.appID)/create/", headers: other.merging(["X-Simperium-API-Key": server.app.apiKey]) { $1 },
+            "POST", "/1/\(server.appID)/create/", headers: ["X-Simperium-API-Key": server.app.apiKey, "X-Forwarded-For": "203.0.113.10"],
             body: ["username": "ann@example.com", "password": "pw"])
         #expect(created.status == 200, "\(created)")
     }

@@ -12,15 +12,18 @@ struct TokenRevocationTests {
         defer { Task { await server.stop() } }
         let user = try await server.createUser()
         let other = try await server.authorize(user)
+        let ends = ServerSideEnds(server)
         let socket = try await SocketTestClient.connect(to: server)
         try await socket.initialize(token: user.token)
 
+        let started = ContinuousClock.now
         let revoked = try await user.request("POST", "revoke")
         #expect(revoked.status == 200, "\(revoked)")
         #expect(revoked.json?["revoked"] == 1)
-        let started = ContinuousClock.now
+        let end = try #require(await ends.next())
+        #expect(end.reason == .tokenRevoked)
+        #expect(end.at - started < .seconds(1), "closed after \(end.at - started)")
         _ = await socket.closed()
-        #expect(ContinuousClock.now - started < .seconds(1))
         let refused = try await user.request("GET", "note/index")
         #expect(refused.status == 401)
         #expect(refused.errorMessage?.contains("revoked") == true)
@@ -90,14 +93,17 @@ struct TokenRevocationTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let user = try await server.createUser()
+        let ends = ServerSideEnds(server)
         let socket = try await SocketTestClient.connect(to: server)
         try await socket.initialize(token: user.token)
         let elsewhere = AccountService(store: server.services.store, limits: TestServer.testLimits, now: { server.services.clock.now() })
         let started = ContinuousClock.now
         #expect(try await elsewhere.revokeTokens(appID: server.appID, userID: user.userID) == 1)
         #expect(try await user.request("GET", "note/index").status == 401, "refused at once")
+        let end = try #require(await ends.next())
+        #expect(end.reason == .tokenRevoked)
+        #expect(end.at - started < .seconds(1), "closed after \(end.at - started)")
         _ = await socket.closed()
-        #expect(ContinuousClock.now - started < .seconds(1))
     }
 
     @Test func anExpiringTokensSocketClosesWhenItExpires() async throws {
@@ -109,11 +115,36 @@ struct TokenRevocationTests {
         try await server.services.store.insertToken(TokenRecord(
             tokenHash: Secrets.hash(token), appID: server.appID, userID: user.userID, createdAt: expiresAt - 10_000_000_000,
             expiresAt: expiresAt))
+        // When the server ends the connection, by its own clock, and why.
+        let ends = Mailbox<(SocketCloseReason, Int64)>()
+        let clock = server.services.clock
+        server.services.connections.observe { event in
+            if case .closed(let end) = event { ends.deliver((end.reason, clock.now())) }
+        }
         let socket = try await SocketTestClient.connect(to: server)
         try await socket.initialize(token: token)
-        _ = await socket.closed()
-        let late = server.services.clock.now() - expiresAt
+        let (reason, closedAt) = try #require(await ends.next(timeout: .seconds(10)) { _ in true })
+        #expect(reason == .tokenExpired)
+        let late = closedAt - expiresAt
         #expect(late >= 0 && late < 1_000_000_000, "closed \(Double(late) / 1e9) s after the token expired")
+        _ = await socket.closed()
+    }
+}
+
+/// How the server ended its streaming connections, and when by its own clock: closing is the
+/// server's act, timed where it happens rather than where a busy test notices it.
+final class ServerSideEnds: Sendable {
+    private let ends = Mailbox<(reason: SocketCloseReason, at: ContinuousClock.Instant)>()
+
+    init(_ server: TestServer) {
+        let ends = ends
+        server.services.connections.observe { event in
+            if case .closed(let end) = event { ends.deliver((end.reason, ContinuousClock.now)) }
+        }
+    }
+
+    func next(timeout: Duration = .seconds(10)) async -> (reason: SocketCloseReason, at: ContinuousClock.Instant)? {
+        await ends.next(timeout: timeout) { _ in true }
     }
 }
 

@@ -10,6 +10,7 @@ struct TwoNodeRevocationTests {
         try await TwoNodes.with { one, two in
             let user = try await one.server.createUser()
             let other = try await one.server.authorize(user)
+            let ends = ServerSideEnds(two.server)
             let socket = try await SocketTestClient.connect(to: two.server, app: one.server.appID)
             try await socket.initialize(token: user.token)
             let otherSocket = try await SocketTestClient.connect(to: two.server, app: one.server.appID)
@@ -20,8 +21,10 @@ struct TwoNodeRevocationTests {
             let started = ContinuousClock.now
             #expect(try await one.request(user, "POST", "revoke").status == 200)
             #expect(try await two.request(user, "GET", "note/index").status == 401, "refused at once on the other node")
+            let end = try #require(await ends.next())
+            #expect(end.reason == .tokenRevoked)
+            #expect(end.at - started < .seconds(1), "closed after \(end.at - started)")
             _ = await socket.closed()
-            #expect(ContinuousClock.now - started < .seconds(1), "closed after \(ContinuousClock.now - started)")
             try await otherSocket.send("h:1")
             #expect(await otherSocket.next(startingWith: "h:") == "h:2", "the user's other token keeps its socket")
         }
