@@ -18,8 +18,8 @@ struct TwoNodeRevocationTests {
             try await otherSocket.initialize(token: other.token)
             #expect(try await two.request(user, "GET", "note/index").status == 200)
 
-            let started = ContinuousClock.now
             #expect(try await one.request(user, "POST", "revoke").status == 200)
+            let started = ContinuousClock.now
             #expect(try await two.request(user, "GET", "note/index").status == 401, "refused at once on the other node")
             let end = try #require(await ends.next())
             #expect(end.reason == .tokenRevoked)
