@@ -47,6 +47,9 @@ public struct SocketConnectionEnd: Sendable, Equatable {
     public var reason: SocketCloseReason
     /// The most bytes that ever waited in the connection's outgoing queue.
     public var peakQueuedBytes: Int
+    /// Server time when the server closed the socket (for every ``reason`` but a peer's own
+    /// ending); the connection's tasks wind down after it.
+    public var serverClosedAt: Int64?
 }
 
 /// Every open streaming connection, and the hooks that follow their lives.

@@ -28,7 +28,7 @@ final class SocketConnection: Sendable {
     init(info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel, logger: Logger) {
         var logger = logger
         logger[metadataKey: "lockstep.socket"] = .stringConvertible(info.id)
-        let closer = Closer(channel: channel)
+        let closer = Closer(channel: channel, clock: services.clock)
         let limit = services.limits.outgoingBufferBytes
         self.info = info
         self.services = services
@@ -75,7 +75,8 @@ final class SocketConnection: Sendable {
             outbox.close()
             group.cancelAll()
         }
-        let end = SocketConnectionEnd(connection: info, reason: closer.reason, peakQueuedBytes: outbox.peakBytes)
+        let end = SocketConnectionEnd(
+            connection: info, reason: closer.reason, peakQueuedBytes: outbox.peakBytes, serverClosedAt: closer.closedAt)
         logger.debug("streaming connection closed", metadata: ["lockstep.reason": "\(end.reason)"])
         services.connections.close(end)
         if let failure { throw failure }
@@ -140,18 +141,21 @@ final class SocketConnection: Sendable {
     /// frame would queue behind everything it did not take.
     final class Closer: Sendable {
         private let channel: any Channel
-        private let closedBecause = Mutex<SocketCloseReason?>(nil)
+        private let clock: ServerClockSource
+        private let closed = Mutex<(reason: SocketCloseReason, at: Int64)?>(nil)
 
-        init(channel: any Channel) {
+        init(channel: any Channel, clock: ServerClockSource) {
             self.channel = channel
+            self.clock = clock
         }
 
         /// Closes the socket; `false` when it was closed already.
         @discardableResult
         func close(because reason: SocketCloseReason) -> Bool {
-            let first = closedBecause.withLock { closed in
+            let now = clock.now()
+            let first = closed.withLock { closed in
                 guard closed == nil else { return false }
-                closed = reason
+                closed = (reason, now)
                 return true
             }
             if first { channel.close(mode: .all, promise: nil) }
@@ -159,7 +163,12 @@ final class SocketConnection: Sendable {
         }
 
         var reason: SocketCloseReason {
-            closedBecause.withLock { $0 } ?? .ended
+            closed.withLock { $0?.reason } ?? .ended
+        }
+
+        /// When this side closed the socket, if it did.
+        var closedAt: Int64? {
+            closed.withLock { $0?.at }
         }
     }
 }
