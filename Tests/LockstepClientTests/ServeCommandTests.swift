@@ -5,7 +5,7 @@ import Testing
 
 /// `lockstep serve` and the token commands as an operator runs them: files only the server's
 /// account can read, warnings when they are wider, and tokens revoked from the command line.
-@Suite("lockstep serve: files and tokens", .timeLimit(.minutes(2)))
+@Suite("lockstep serve: files and tokens", .serialized, .timeLimit(.minutes(2)))
 struct ServeCommandTests {
     @Test func aNewDataDirectoryIsPrivateAndTokensAreRevokedFromTheCommandLine() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-serve-\(UUID().uuidString)")
