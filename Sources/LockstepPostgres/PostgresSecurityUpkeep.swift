@@ -2,19 +2,24 @@ import LockstepServer
 import Logging
 import PostgresNIO
 
-/// What connecting to PostgreSQL does after the migrations, in one transaction under the
-/// migration lock: checks the server key, gives accounts made before names were canonical
-/// their canonical name, and seals secrets stored before sealing. Nodes starting together
-/// take turns; running it again finds nothing left to do.
+/// What connecting to PostgreSQL does after the migrations: checks the server key, gives
+/// accounts made before names were canonical their canonical name, and seals secrets stored
+/// before sealing. Running it again finds nothing left to do.
+///
+/// Nodes starting together must not all do the work: the key is recorded by a conditional
+/// update (the first node's wins), and the rest runs in one transaction under the migration
+/// lock, only when a quick look finds rows that need it, so that starting a node on an
+/// up-to-date database takes no lock at all.
 struct PostgresSecurityUpkeep {
     let serverKey: ServerKey
     let logger: Logger
 
     func run(on connection: PostgresConnection) async throws {
+        try await checkServerKey(connection)
+        guard try await hasWork(connection) else { return }
         try await connection.query("BEGIN", logger: logger)
         do {
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
-            try await checkServerKey(connection)
             try await canonicalizeUsernames(connection)
             try await sealPeerSecrets(connection)
             try await sealPasswordHashes(connection)
@@ -27,12 +32,19 @@ struct PostgresSecurityUpkeep {
 
     /// The first key to open the database is its key from then on.
     private func checkServerKey(_ connection: PostgresConnection) async throws {
-        let stored = try await rows(connection, "SELECT server_key_id FROM security_state").first?.decode(String?.self)
-        if let expected = stored ?? nil {
-            guard expected == serverKey.id else { throw StoreError.wrongServerKey(expected: expected, given: serverKey.id) }
-            return
-        }
-        try await rows(connection, "UPDATE security_state SET server_key_id = \(serverKey.id)")
+        try await rows(connection, "UPDATE security_state SET server_key_id = \(serverKey.id) WHERE server_key_id IS NULL")
+        let expected = try await rows(connection, "SELECT server_key_id FROM security_state")[0].decode(String.self)
+        guard expected == serverKey.id else { throw StoreError.wrongServerKey(expected: expected, given: serverKey.id) }
+    }
+
+    /// Whether any row is from before canonical names or sealing.
+    private func hasWork(_ connection: PostgresConnection) async throws -> Bool {
+        let unsealed = ServerKey.sealedPrefix + "%"
+        return try await rows(connection, """
+            SELECT EXISTS (SELECT 1 FROM users WHERE canonical_username IS NULL)
+                OR EXISTS (SELECT 1 FROM users WHERE password_hash IS NOT NULL AND password_hash NOT LIKE \(unsealed))
+                OR EXISTS (SELECT 1 FROM apps WHERE peer_secret IS NOT NULL AND peer_secret NOT LIKE \(unsealed))
+            """)[0].decode(Bool.self)
     }
 
     /// Oldest first, so that of accounts whose names collide the oldest keeps the name.
