@@ -104,6 +104,8 @@ enum DefaultApp {
         if storage.resolvedDatabaseURL == nil {
             let path = storage.resolvedDataDirectory + "/default-app.json"
             do {
+                // One left from a database that is gone names an app that is gone too.
+                try? FileManager.default.removeItem(atPath: path)
                 try PrivateFiles.writeNewFile(path, contents: text)
             } catch {
                 throw ValidationError("could not write the default app's credentials: \(error)")
