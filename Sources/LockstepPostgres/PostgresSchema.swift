@@ -139,10 +139,26 @@ enum PostgresSchema {
             "ALTER TABLE objects ADD COLUMN history_from BIGINT NOT NULL DEFAULT 0",
             "ALTER TABLE buckets ADD COLUMN pruned_through BIGINT NOT NULL DEFAULT 0",
         ],
+        // Security: canonical usernames (filled in by PostgresSecurityUpkeep, since NFC and
+        // Unicode lowercasing are Swift's), token revocation, and the server key's id.
+        [
+            "ALTER TABLE users ADD COLUMN canonical_username TEXT",
+            "ALTER TABLE users ADD COLUMN canonical_collision BOOLEAN NOT NULL DEFAULT false",
+            "CREATE UNIQUE INDEX users_by_canonical_name ON users (app_id, canonical_username) WHERE NOT canonical_collision",
+            "CREATE INDEX tokens_by_user ON tokens (app_id, user_id)",
+            """
+            CREATE TABLE security_state (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                server_key_id TEXT,
+                token_revocations BIGINT NOT NULL
+            )
+            """,
+            "INSERT INTO security_state (id, server_key_id, token_revocations) VALUES (1, NULL, 0)",
+        ],
     ]
 
     /// "Lockstep" in ASCII: the advisory lock that serializes migrations across nodes.
-    private static let migrationLock: Int64 = 0x4c6f_636b_7374_6570
+    static let migrationLock: Int64 = 0x4c6f_636b_7374_6570
 
     static func migrate(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws {
         try await connection.query("BEGIN", logger: logger)

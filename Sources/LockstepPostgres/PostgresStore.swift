@@ -13,7 +13,7 @@ import PostgresNIO
 /// ``PostgresChangeRelay`` on every node turns into local change events.
 ///
 /// ```swift
-/// let store = try await PostgresStore.connect(url: "postgres://lockstep:secret@db:5432/lockstep")
+/// let store = try await PostgresStore.connect(url: "postgres://lockstep:secret@db:5432/lockstep", serverKey: key)
 /// let services = LockstepServices(store: store, limits: Limits(), clock: ServerClockSource(), logger: logger)
 /// let relay = PostgresChangeRelay(store: store, hub: services.hub, logger: logger)
 /// // run the relay beside the HTTP server (both are services), then:
@@ -24,12 +24,15 @@ public final class PostgresStore: SyncStore {
     /// This store's name among the nodes sharing the database: recorded with every change it
     /// commits and sent in its notifications. Drawn anew each time a store connects.
     public let nodeID: String
+    /// Seals the secrets the database keeps (see ``ServerKey``).
+    let serverKey: ServerKey
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
 
-    private init(configuration: Configuration, logger: Logger) {
+    private init(configuration: Configuration, serverKey: ServerKey, logger: Logger) {
         self.configuration = configuration
+        self.serverKey = serverKey
         self.logger = logger
         nodeID = UUID().uuidString.lowercased()
         let client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: logger)
@@ -40,31 +43,42 @@ public final class PostgresStore: SyncStore {
     }
 
     /// Connects to the database at `url` (see ``Configuration/init(url:)``) and brings its schema up to date.
-    public static func connect(url: String, logger: Logger = Logger(label: "lockstep.postgres")) async throws -> PostgresStore {
-        try await connect(Configuration(url: url), logger: logger)
+    public static func connect(url: String, serverKey: ServerKey, logger: Logger = Logger(label: "lockstep.postgres")) async throws
+        -> PostgresStore
+    {
+        try await connect(Configuration(url: url), serverKey: serverKey, logger: logger)
     }
 
     /// Connects, and brings the schema up to date.
     ///
-    /// Throws ``PostgresStoreError/cannotConnect(_:)`` at once when the server cannot be reached
-    /// or refuses the credentials, rather than leaving queries waiting for a pool that never fills.
-    public static func connect(_ configuration: Configuration, logger: Logger = Logger(label: "lockstep.postgres")) async throws
-        -> PostgresStore
+    /// Every node sharing the database needs the same `serverKey`: the first to connect
+    /// records the key's id, and this throws ``StoreError/wrongServerKey(expected:given:)``
+    /// for any other. Throws ``PostgresStoreError/cannotConnect(_:)`` at once when the server
+    /// cannot be reached or refuses the credentials, rather than leaving queries waiting for a
+    /// pool that never fills.
+    public static func connect(_ configuration: Configuration, serverKey: ServerKey, logger: Logger = Logger(label: "lockstep.postgres"))
+        async throws -> PostgresStore
     {
+        let connection: PostgresConnection
         do {
-            let connection = try await PostgresConnection.connect(
+            connection = try await PostgresConnection.connect(
                 configuration: try configuration.connectionConfiguration(application: "lockstep migrations"), id: 0, logger: logger)
-            do {
-                try await PostgresSchema.migrate(connection, schema: configuration.schema, logger: logger)
-            } catch {
-                try? await connection.close()
-                throw error
-            }
-            try await connection.close()
         } catch {
             throw PostgresStoreError.cannotConnect("\(configuration.redactedDescription): \(Self.describe(error))")
         }
-        return PostgresStore(configuration: configuration, logger: logger)
+        do {
+            do {
+                try await PostgresSchema.migrate(connection, schema: configuration.schema, logger: logger)
+            } catch {
+                throw PostgresStoreError.cannotConnect("\(configuration.redactedDescription): \(Self.describe(error))")
+            }
+            try await PostgresSecurityUpkeep(serverKey: serverKey, logger: logger).run(on: connection)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try? await connection.close()
+        return PostgresStore(configuration: configuration, serverKey: serverKey, logger: logger)
     }
 
     /// Closes every connection. Queries after this fail.
@@ -96,10 +110,11 @@ public final class PostgresStore: SyncStore {
     }
 
     public func insertUser(_ user: UserRecord) async throws {
+        let sealedHash = user.passwordHash.map { serverKey.sealPasswordHash($0, appID: user.appID, userID: user.id) }
         do {
             try await execute("""
-                INSERT INTO users (app_id, id, username, password_hash, created_at)
-                VALUES (\(user.appID), \(user.id), \(user.username), \(user.passwordHash), \(user.createdAt))
+                INSERT INTO users (app_id, id, username, canonical_username, password_hash, created_at)
+                VALUES (\(user.appID), \(user.id), \(user.username), \(user.canonicalUsername), \(sealedHash), \(user.createdAt))
                 """)
         } catch where error.isUniqueViolation {
             throw StoreError.duplicate("user \(user.username)")
@@ -107,30 +122,48 @@ public final class PostgresStore: SyncStore {
     }
 
     public func user(appID: String, username: String) async throws -> UserRecord? {
-        try await rows("SELECT \(unescaped: Columns.user) FROM users WHERE app_id = \(appID) AND username = \(username)")
-            .first.map(Columns.user)
+        let users = try await rows("""
+            SELECT \(unescaped: Columns.user) FROM users WHERE app_id = \(appID) AND canonical_username = \(Username.canonical(username))
+            ORDER BY canonical_collision, created_at, id COLLATE "C"
+            """).map(user)
+        return UserRecord.signingIn(as: username, among: users)
     }
 
     public func user(appID: String, id: String) async throws -> UserRecord? {
-        try await rows("SELECT \(unescaped: Columns.user) FROM users WHERE app_id = \(appID) AND id = \(id)").first.map(Columns.user)
+        try await rows("SELECT \(unescaped: Columns.user) FROM users WHERE app_id = \(appID) AND id = \(id)").first.map(user)
     }
 
-    public func insertToken(_ token: TokenRecord) async throws {
-        try await execute("""
-            INSERT INTO tokens (token_hash, app_id, user_id, created_at, expires_at)
-            VALUES (\(token.tokenHash), \(token.appID), \(token.userID), \(token.createdAt), \(token.expiresAt))
-            """)
+    public func setPasswordHash(appID: String, userID: String, hash: String?) async throws {
+        let sealed = hash.map { serverKey.sealPasswordHash($0, appID: appID, userID: userID) }
+        try await execute("UPDATE users SET password_hash = \(sealed) WHERE app_id = \(appID) AND id = \(userID)")
     }
 
-    public func token(hash: String) async throws -> TokenRecord? {
-        try await rows("SELECT \(unescaped: Columns.token) FROM tokens WHERE token_hash = \(hash)").first.map(Columns.token)
+    public func usernameCollisions() async throws -> [UsernameCollision] {
+        try await rows("""
+            SELECT c.app_id, c.id, c.username, o.username FROM users c
+            JOIN users o ON o.app_id = c.app_id AND o.canonical_username = c.canonical_username AND NOT o.canonical_collision
+            WHERE c.canonical_collision ORDER BY c.app_id COLLATE "C", c.created_at, c.id COLLATE "C"
+            """).map { row in
+            let (appID, userID, username, owner) = try row.decode((String, String, String, String).self)
+            return UsernameCollision(appID: appID, userID: userID, username: username, collidesWith: owner)
+        }
     }
 
     public func peerSecret(appID: String) async throws -> String? {
         // Set once: of two nodes racing here, the second's UPDATE matches nothing and both read the first's.
-        try await execute(
-            "UPDATE apps SET peer_secret = \(Secrets.randomHex(byteCount: 32)) WHERE id = \(appID) AND peer_secret IS NULL")
-        return try await rows("SELECT peer_secret FROM apps WHERE id = \(appID)").first.map { try $0.decode(String.self) }
+        let drawn = serverKey.sealPeerSecret(Secrets.randomHex(byteCount: 32), appID: appID)
+        try await execute("UPDATE apps SET peer_secret = \(drawn) WHERE id = \(appID) AND peer_secret IS NULL")
+        return try await rows("SELECT peer_secret FROM apps WHERE id = \(appID)").first
+            .map { row in try serverKey.openPeerSecret(try row.decode(String.self), appID: appID) }
+    }
+
+    /// A user from its row, the password hash opened.
+    private func user(_ row: PostgresRow) throws -> UserRecord {
+        var user = try Columns.user(row)
+        user.passwordHash = try user.passwordHash.map { sealed throws(ServerKeyError) in
+            try serverKey.openPasswordHash(sealed, appID: user.appID, userID: user.id)
+        }
+        return user
     }
 
     // MARK: Bucket options

@@ -1,23 +1,25 @@
 public import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
-import Logging
+public import Logging
 public import NIOCore
 
 /// Builds the Lockstep server: its routes over a ``LockstepServices``.
 ///
 /// ```swift
-/// let store = try SQLiteStore(path: "lockstep.sqlite")
+/// let store = try SQLiteStore(path: "lockstep-data/lockstep.sqlite")
 /// let services = LockstepServices(store: store, limits: Limits(), clock: ServerClockSource(), logger: logger)
 /// let app = LockstepServer.application(services: services, host: "127.0.0.1", port: 8080)
 /// try await app.runService()
 /// ```
 public enum LockstepServer {
-    public static func router(services: LockstepServices) -> Router<BasicRequestContext> {
+    public static func router(services: LockstepServices) -> Router<LockstepRequestContext> {
         _ = LockstepMetrics.registry
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: LockstepRequestContext.self)
         router.middlewares.add(MetricsMiddleware())
         router.middlewares.add(LogRequestsMiddleware(.debug))
-        router.middlewares.add(RateLimitMiddleware(limiter: RateLimiter(ratePerSecond: services.limits.httpRequestsPerSecond)))
+        router.middlewares.add(RateLimitMiddleware(
+            limits: services.limits, trustedProxies: services.trustedProxies, accounts: services.accounts))
         OperationsRoutes(services: services).add(to: router)
         AuthRoutes(services: services).add(to: router)
         ObjectRoutes(services: services).add(to: router)
@@ -27,18 +29,44 @@ public enum LockstepServer {
         return router
     }
 
+    /// The server: HTTP/1.1 with WebSocket upgrades on `host:port`, each connection held to
+    /// the limits of ``GuardedChannel``, with the services that run beside it.
     public static func application(
         services: LockstepServices, host: String, port: Int,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
+        let webSocketResponder = SocketRoutes.router(services: services).buildResponder()
+        let connections = ConnectionLimiter(
+            maximumPerAddress: services.limits.maximumConnectionsPerAddress, trustedProxies: services.trustedProxies)
+        let limits = services.limits
+        let server = HTTPServerBuilder { responder in
+            GuardedChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(ws: SocketRoutes.configuration(limits: limits))),
+                connections: connections, limits: limits)
+        }
+        return Application(
             router: router(services: services),
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: SocketRoutes.router(services: services),
-                configuration: .init(ws: SocketRoutes.configuration(limits: services.limits))),
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "Lockstep"),
-            services: [services.presence, services.pruner],
+            services: [services.presence, services.pruner, services.tokenWatch],
             onServerRunning: onServerRunning,
             logger: services.logger)
+    }
+
+    /// A listener that serves only `GET /metrics`, for ``MetricsAccess/onMainListener`` off:
+    /// run it beside ``application(services:host:port:onServerRunning:)``, on an address
+    /// that only the metrics scraper reaches.
+    public static func metricsApplication(
+        access: MetricsAccess, host: String, port: Int, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        _ = LockstepMetrics.registry
+        let router = Router(context: BasicRequestContext.self)
+        MetricsRoutes(access: access).add(to: router)
+        return Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "Lockstep metrics"),
+            onServerRunning: onServerRunning, logger: logger)
     }
 }

@@ -18,8 +18,14 @@ public struct LockstepServices: Sendable {
     /// Deletes the history the limits no longer keep, in the background.
     public let pruner: HistoryPruner
     let optionsCache: BucketOptionsCache
+    /// Closes the sockets of revoked and expired tokens.
+    public let tokenWatch: TokenWatch
     /// The timed store, when the server was given a store configuration.
     public var releases: ReleaseService?
+    /// The proxies whose `X-Forwarded-For` names the caller; none by default.
+    public var trustedProxies = TrustedProxies()
+    /// Who may read `GET /metrics`, and where.
+    public var metrics = MetricsAccess()
 
     public init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger) {
         self.store = store
@@ -29,8 +35,12 @@ public struct LockstepServices: Sendable {
         self.hub = ChangeHub()
         let optionsCache = BucketOptionsCache(store: store)
         self.optionsCache = optionsCache
-        self.connections = ConnectionRegistry()
-        self.accounts = AccountService(store: store, limits: limits, now: { clock.now() })
+        let connections = ConnectionRegistry()
+        self.connections = connections
+        let tokenWatch = TokenWatch(store: store, connections: connections, clock: clock, limits: limits, logger: logger)
+        self.tokenWatch = tokenWatch
+        self.accounts = AccountService(
+            store: store, limits: limits, now: { clock.now() }, onRevoked: { hashes in tokenWatch.revoked(hashes) })
         let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, logger: logger)
         self.buckets = buckets
         self.pruner = HistoryPruner(store: store, limits: limits, clock: clock, logger: logger)
@@ -64,6 +74,9 @@ public struct LockstepServices: Sendable {
         let options = try await options(appID: identity.appID, bucket: bucket)
         if writing && options.isReadOnly && !identity.isAdmin {
             throw AccountError(.forbidden, "bucket \(bucket) is read-only; only the admin token writes it")
+        }
+        if writing && releases != nil && bucket == ReleaseService.purchasesBucket && !identity.isAdmin {
+            throw AccountError(.forbidden, "the server writes bucket \(bucket) itself: buy with POST /1/\(identity.appID)/purchase")
         }
         if options.isShared { return BucketScope(appID: identity.appID, owner: .shared, bucket: bucket) }
         guard let userID = identity.userID else {

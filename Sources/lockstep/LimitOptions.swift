@@ -41,8 +41,20 @@ struct LimitOptions: ParsableArguments {
     var messagesPerSecond: Double?
     @Option(name: .customLong("http-requests-per-second"), help: "HTTP requests one caller may make per second.")
     var httpRequestsPerSecond: Double?
+    @Option(name: .customLong("account-requests-per-minute"), help: "create/ and authorize/ requests one address may make per minute.")
+    var accountRequestsPerMinute: Double?
     @Option(name: .customLong("password-attempts-per-minute"), help: "Password attempts per username per minute.")
     var passwordAttemptsPerMinute: Double?
+    @Option(name: .customLong("max-connections-per-address"), help: "Connections one address may hold open at once (0: no limit).")
+    var maximumConnectionsPerAddress: Int?
+    @Option(name: .customLong("request-header-timeout-seconds"), help: "Time a connection has to send a request's header.")
+    var requestHeaderTimeoutSeconds: Double?
+    @Option(name: .customLong("request-body-timeout-seconds"), help: "Time a request's body has to arrive after its header.")
+    var requestBodyTimeoutSeconds: Double?
+    @Option(name: .customLong("socket-init-timeout-seconds"), help: "Time a streaming connection has to open a channel with a valid token.")
+    var socketInitTimeoutSeconds: Double?
+    @Option(name: .customLong("token-check-interval-seconds"), help: "How often sockets of revoked or expired tokens are looked for.")
+    var tokenCheckIntervalSeconds: Double?
     @Option(name: .customLong("token-lifetime-seconds"), help: "How long access tokens stay valid.")
     var tokenLifetimeSeconds: Double?
     @Option(name: .customLong("password-hash-cost"), help: "scrypt cost N for password hashes (a power of two).")
@@ -83,7 +95,16 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(incomingBufferBytes, "LOCKSTEP_INCOMING_BUFFER_BYTES") { limits.incomingBufferBytes = value }
         if let value = try pick(messagesPerSecond, "LOCKSTEP_MESSAGES_PER_SECOND") { limits.messagesPerSecond = value }
         if let value = try pick(httpRequestsPerSecond, "LOCKSTEP_HTTP_REQUESTS_PER_SECOND") { limits.httpRequestsPerSecond = value }
+        if let value = try pick(accountRequestsPerMinute, "LOCKSTEP_ACCOUNT_REQUESTS_PER_MINUTE") { limits.accountRequestsPerMinute = value }
         if let value = try pick(passwordAttemptsPerMinute, "LOCKSTEP_PASSWORD_ATTEMPTS_PER_MINUTE") { limits.passwordAttemptsPerMinute = value }
+        if let value = try pick(maximumConnectionsPerAddress, "LOCKSTEP_MAX_CONNECTIONS_PER_ADDRESS") { limits.maximumConnectionsPerAddress = value }
+        if let value = try pick(requestHeaderTimeoutSeconds, "LOCKSTEP_REQUEST_HEADER_TIMEOUT_SECONDS") { limits.requestHeaderTimeoutSeconds = value }
+        if let value = try pick(requestBodyTimeoutSeconds, "LOCKSTEP_REQUEST_BODY_TIMEOUT_SECONDS") { limits.requestBodyTimeoutSeconds = value }
+        if let value = try pick(socketInitTimeoutSeconds, "LOCKSTEP_SOCKET_INIT_TIMEOUT_SECONDS") { limits.socketInitTimeoutSeconds = value }
+        if let value = try pick(tokenCheckIntervalSeconds, "LOCKSTEP_TOKEN_CHECK_INTERVAL_SECONDS") {
+            guard value > 0 else { throw ValidationError("the token check interval must be more than 0 seconds") }
+            limits.tokenCheckIntervalSeconds = value
+        }
         if let value = try pick(tokenLifetimeSeconds, "LOCKSTEP_TOKEN_LIFETIME_SECONDS") { limits.tokenLifetimeSeconds = value }
         if let value = try pick(passwordHashCost, "LOCKSTEP_PASSWORD_HASH_COST") {
             guard value > 1, value & (value - 1) == 0 else { throw ValidationError("the password hash cost must be a power of two") }

@@ -23,6 +23,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var storage: StorageOptions
     @OptionGroup var limits: LimitOptions
+    @OptionGroup var network: NetworkOptions
     @OptionGroup var storeOptions: StoreOptions
 
     @Option(name: .customLong("clock-offset-ms"), help: ArgumentHelp("Testing only: report server time shifted by this many milliseconds.", visibility: .hidden))
@@ -46,20 +47,35 @@ struct Serve: AsyncParsableCommand {
         }
         let clock = ServerClockSource(offsetNanoseconds: Int64(clockOffsetMilliseconds * 1e6))
         let releases = try storeOptions.releaseService(clock: clock)
+        // Every option is checked before anything is made on disk.
+        let resolvedLimits = try limits.resolved()
+        let trustedProxies = try network.trustedProxies()
+        let metricsListener = try network.metricsListener()
         let store = try await storage.openStore()
-        var services = LockstepServices(store: store, limits: try limits.resolved(), clock: clock, logger: logger)
+        var services = LockstepServices(store: store, limits: resolvedLimits, clock: clock, logger: logger)
         services.releases = releases
+        services.trustedProxies = trustedProxies
+        services.metrics = MetricsAccess(bearerToken: network.metricsBearerToken, onMainListener: metricsListener == nil)
         if clockOffsetMilliseconds != 0 {
             logger.warning("testing only: server time is shifted by \(clockOffsetMilliseconds) ms")
         }
         try await DefaultApp.ensure(services: services, storage: storage)
+        try await StartupChecks.run(services: services, storage: storage, logger: logger)
         let app = LockstepServer.application(services: services, host: host, port: port) { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)"
             say("Lockstep is listening on http://\(address), storing data in \(storage.storeDescription)")
         }
-        // The HTTP server comes last so that a graceful shutdown stops it first.
+        var listeners: [any Service] = []
+        if let metricsListener {
+            listeners.append(LockstepServer.metricsApplication(
+                access: services.metrics, host: metricsListener.host, port: metricsListener.port, logger: logger
+            ) { channel in
+                say("Metrics are served on http://\(metricsListener.host):\(channel.localAddress?.port ?? metricsListener.port)/metrics")
+            })
+        }
+        // The HTTP servers come last so that a graceful shutdown stops them first.
         let group = ServiceGroup(
-            services: storage.companionServices(for: store, hub: services.hub, logger: logger) + [app],
+            services: storage.companionServices(for: store, hub: services.hub, logger: logger) + listeners + [app],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         do {
             try await group.run()
@@ -87,8 +103,12 @@ enum DefaultApp {
         var keptIn = "nowhere (the store is not a local directory): copy them now"
         if storage.resolvedDatabaseURL == nil {
             let path = storage.resolvedDataDirectory + "/default-app.json"
-            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw ValidationError("could not write the default app's credentials to \(path)")
+            do {
+                // One left from a database that is gone names an app that is gone too.
+                try? FileManager.default.removeItem(atPath: path)
+                try PrivateFiles.writeNewFile(path, contents: text)
+            } catch {
+                throw ValidationError("could not write the default app's credentials: \(error)")
             }
             keptIn = "\(path) (readable by you only)"
         }

@@ -13,6 +13,13 @@ struct StorageOptions: ParsableArguments {
     @Option(name: .customLong("database-url"), help: "PostgreSQL URL to use instead of SQLite (env LOCKSTEP_DATABASE_URL).")
     var databaseURL: String?
 
+    @Option(
+        name: .customLong("server-key-file"),
+        help: ArgumentHelp(
+            "The file holding the key that seals the database's secrets, made (0600) on first start; keep it apart from the database's backups. Default: <data-dir>/server.key (env LOCKSTEP_SERVER_KEY_FILE, or the key itself as 64 hex digits in LOCKSTEP_SERVER_KEY).",
+            valueName: "file"))
+    var serverKeyFile: String?
+
     var resolvedDataDirectory: String {
         dataDirectory ?? ProcessInfo.processInfo.environment["LOCKSTEP_DATA_DIR"] ?? "./lockstep-data"
     }
@@ -21,14 +28,45 @@ struct StorageOptions: ParsableArguments {
         databaseURL ?? ProcessInfo.processInfo.environment["LOCKSTEP_DATABASE_URL"]
     }
 
-    /// Opens the configured store, creating the data directory for SQLite if needed.
+    /// Where the server key comes from: the environment's `LOCKSTEP_SERVER_KEY` (`nil`), or a file.
+    var resolvedServerKeyFile: String? {
+        let environment = ProcessInfo.processInfo.environment
+        if serverKeyFile == nil, environment["LOCKSTEP_SERVER_KEY"] != nil { return nil }
+        return serverKeyFile ?? environment["LOCKSTEP_SERVER_KEY_FILE"] ?? resolvedDataDirectory + "/server.key"
+    }
+
+    /// The server key, from the environment or its file (made on first use, in a private
+    /// data directory when it lives there).
+    func serverKey() throws -> ServerKey {
+        guard let path = resolvedServerKeyFile else {
+            do {
+                return try ServerKey(hex: ProcessInfo.processInfo.environment["LOCKSTEP_SERVER_KEY"] ?? "")
+            } catch {
+                throw ValidationError("LOCKSTEP_SERVER_KEY: \(error)")
+            }
+        }
+        if path == resolvedDataDirectory + "/server.key" { try PrivateFiles.createDirectory(resolvedDataDirectory) }
+        return try ServerKey.loadOrCreate(path: path).key
+    }
+
+    /// Opens the configured store, creating the data directory (0700) for SQLite if needed.
     func openStore() async throws -> any SyncStore {
+        let key = try serverKey()
         if let url = resolvedDatabaseURL {
-            return try await PostgresStore.connect(url: url)
+            return try await PostgresStore.connect(url: url, serverKey: key)
         }
         let directory = resolvedDataDirectory
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return try SQLiteStore(path: directory + "/lockstep.sqlite")
+        try PrivateFiles.createDirectory(directory)
+        return try SQLiteStore(path: directory + "/lockstep.sqlite", serverKey: key)
+    }
+
+    /// A sentence for each file of the server's that other local accounts can read.
+    var fileWarnings: [String] {
+        var files = resolvedServerKeyFile.map { [$0] } ?? []
+        guard resolvedDatabaseURL == nil else { return PrivateFiles.warnings(directory: nil, files: files) }
+        let directory = resolvedDataDirectory
+        files += ["lockstep.sqlite", "lockstep.sqlite-wal", "lockstep.sqlite-shm", "default-app.json"].map { directory + "/" + $0 }
+        return PrivateFiles.warnings(directory: directory, files: files)
     }
 
     /// What runs beside the HTTP server for this store: on PostgreSQL, the relay that carries

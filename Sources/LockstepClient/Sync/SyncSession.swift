@@ -90,7 +90,14 @@ struct SyncLoop {
         var attempt = 0
         while !Task.isCancelled {
             context.setState(.connecting)
+            let generation = context.bucketsChanged.generation
             let buckets = (try? context.replica.bucketNames()) ?? []
+            if buckets.isEmpty {
+                // Nothing to sync yet. A socket with no channel would be closed by the server,
+                // which gives a socket a few seconds to open one: wait for the first bucket.
+                await context.bucketsChanged.wait(after: generation)
+                continue
+            }
             let connected = Locked(false)
             do {
                 try await SocketSession(context: context, buckets: buckets) {

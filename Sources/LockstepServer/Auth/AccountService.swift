@@ -6,14 +6,29 @@ public struct AccountService: Sendable {
     let hasher: PasswordHasher
     let tokenLifetimeNanoseconds: Int64
     let now: @Sendable () -> Int64
+    /// Password attempts, keyed by app and canonical username.
     let passwordAttempts: RateLimiter
+    /// What an unknown name's password is checked against, so that it costs what a known one does.
+    let decoy: DecoyPasswordHash
+    /// Tokens that authenticated lately: the rate limiter counts requests by these, and by
+    /// address for any other token.
+    public let verifiedTokens: VerifiedTokens
+    /// Told the hashes of tokens revoked here, to close their sockets at once.
+    let onRevoked: @Sendable ([String]) -> Void
 
-    public init(store: any SyncStore, limits: Limits, now: @escaping @Sendable () -> Int64) {
+    public init(
+        store: any SyncStore, limits: Limits, now: @escaping @Sendable () -> Int64,
+        onRevoked: @escaping @Sendable ([String]) -> Void = { _ in }
+    ) {
         self.store = store
-        self.hasher = PasswordHasher(cost: limits.passwordHashCost)
+        let hasher = PasswordHasher(cost: limits.passwordHashCost)
+        self.hasher = hasher
         self.tokenLifetimeNanoseconds = Int64(limits.tokenLifetimeSeconds * 1e9)
         self.now = now
         self.passwordAttempts = RateLimiter(ratePerSecond: limits.passwordAttemptsPerMinute / 60, burst: limits.passwordAttemptsPerMinute * 2)
+        self.decoy = DecoyPasswordHash(hasher: hasher)
+        self.verifiedTokens = VerifiedTokens()
+        self.onRevoked = onRevoked
     }
 
     /// The secrets of a new app, shown once: only their hashes are stored.
@@ -31,6 +46,9 @@ public struct AccountService: Sendable {
         public var userID: String?
         public var username: String?
         public var isAdmin: Bool
+        /// The user's token that proved this identity; `nil` for the admin token, which is
+        /// not revoked or expired this way.
+        public var token: TokenRecord?
     }
 
     /// A user's token, as `create/` and `authorize/` return it.
@@ -56,29 +74,34 @@ public struct AccountService: Sendable {
     /// `create/`: a new user with a password, and their first token.
     public func createUser(appID: String, apiKey: String?, username: String, password: String) async throws -> Grant {
         try await requireAPIKey(apiKey, appID: appID)
-        try Self.validate(username: username)
-        guard !password.isEmpty, password.utf8.count <= 1024 else {
-            throw AccountError(.badRequest, "a password must be 1 to 1024 bytes")
-        }
+        let name = try Username(username)
+        try Self.validate(password: password)
         let user = UserRecord(
-            appID: appID, id: Secrets.randomHex(), username: username, passwordHash: try hasher.hash(password), createdAt: now())
+            appID: appID, id: Secrets.randomHex(), username: name.display, passwordHash: try hasher.hash(password), createdAt: now())
         do {
             try await store.insertUser(user)
         } catch StoreError.duplicate {
-            throw AccountError(.conflict, "the username \(username) is taken")
+            throw AccountError(.conflict, "the username \(name) is taken")
         }
         return try await issueToken(for: user)
     }
 
     /// `authorize/`: a new token for a user who proves their password.
+    ///
+    /// Attempts are throttled per canonical name, whoever makes them, and an unknown name
+    /// (or a user without a password) is checked against a decoy hash, so the answer takes
+    /// as long as for a real account and its timing does not tell which names exist.
     public func authorize(appID: String, apiKey: String?, username: String, password: String) async throws -> Grant {
         try await requireAPIKey(apiKey, appID: appID)
-        guard passwordAttempts.allow(appID + "/" + username) else {
-            throw AccountError(.tooManyRequests, "too many password attempts for \(username); wait a minute")
+        let name = try Username(username)
+        guard passwordAttempts.allow(appID + "/" + name.canonical) else {
+            throw AccountError(.tooManyRequests, "too many password attempts for \(name); wait a minute")
         }
-        guard let user = try await store.user(appID: appID, username: username), let stored = user.passwordHash,
-            hasher.verify(password, against: stored)
-        else { throw AccountError(.unauthorized, "the username or password is wrong") }
+        let user = try await store.user(appID: appID, username: name.display)
+        guard let user, checkPassword(password, of: user) else {
+            if user == nil { _ = hasher.verify(password, against: decoy.hash) }
+            throw AccountError(.unauthorized, "the username or password is wrong")
+        }
         return try await issueToken(for: user)
     }
 
@@ -86,11 +109,11 @@ public struct AccountService: Sendable {
     /// `lockstep tokens create`) hands out, like the pre-generated tokens of Simperium's tutorials.
     public func issueToken(appID: String, username: String) async throws -> Grant {
         guard try await store.app(id: appID) != nil else { throw AccountError(.notFound, "there is no app \(appID)") }
-        try Self.validate(username: username)
-        if let user = try await store.user(appID: appID, username: username) {
+        let name = try Username(username)
+        if let user = try await store.user(appID: appID, username: name.display) {
             return try await issueToken(for: user)
         }
-        let user = UserRecord(appID: appID, id: Secrets.randomHex(), username: username, passwordHash: nil, createdAt: now())
+        let user = UserRecord(appID: appID, id: Secrets.randomHex(), username: name.display, passwordHash: nil, createdAt: now())
         do {
             try await store.insertUser(user)
             return try await issueToken(for: user)
@@ -99,35 +122,23 @@ public struct AccountService: Sendable {
         }
     }
 
-    /// Who a token belongs to. The app's admin token is accepted too, acting for the user
-    /// named by `actingUserID` (`X-Simperium-User`) when given.
-    public func authenticate(appID: String, token: String?, actingUserID: String? = nil) async throws -> Identity {
-        guard let token, !token.isEmpty else { throw AccountError(.unauthorized, "send an access token in X-Simperium-Token") }
-        guard let app = try await store.app(id: appID) else { throw AccountError(.notFound, "there is no app \(appID)") }
-        let hash = Secrets.hash(token)
-        if hash == app.adminTokenHash {
-            guard let actingUserID else { return Identity(appID: appID, userID: nil, username: nil, isAdmin: true) }
-            guard let user = try await store.user(appID: appID, id: actingUserID) else {
-                throw AccountError(.notFound, "there is no user \(actingUserID) in app \(appID)")
-            }
-            return Identity(appID: appID, userID: user.id, username: user.username, isAdmin: true)
+    /// Whether `password` is `user`'s. A user without a password has none to match; the decoy
+    /// is checked all the same, to take the time a real check takes.
+    func checkPassword(_ password: String, of user: UserRecord) -> Bool {
+        guard let stored = user.passwordHash else {
+            _ = hasher.verify(password, against: decoy.hash)
+            return false
         }
-        guard let record = try await store.token(hash: hash), record.appID == appID else {
-            throw AccountError(.unauthorized, "the token is not valid for app \(appID)")
-        }
-        if let expiresAt = record.expiresAt, expiresAt <= now() {
-            throw AccountError(.unauthorized, "the token has expired; authorize again")
-        }
-        let user = try await store.user(appID: appID, id: record.userID)
-        return Identity(appID: appID, userID: record.userID, username: user?.username, isAdmin: false)
+        return hasher.verify(password, against: stored)
     }
 
-    private func issueToken(for user: UserRecord) async throws -> Grant {
+    func issueToken(for user: UserRecord) async throws -> Grant {
         let token = Secrets.randomHex()
         let issued = now()
         try await store.insertToken(TokenRecord(
             tokenHash: Secrets.hash(token), appID: user.appID, userID: user.id, createdAt: issued,
             expiresAt: tokenLifetimeNanoseconds > 0 ? issued + tokenLifetimeNanoseconds : nil))
+        verifiedTokens.insert(Secrets.hash(token))
         return Grant(username: user.username, userID: user.id, accessToken: token)
     }
 
@@ -138,14 +149,9 @@ public struct AccountService: Sendable {
         }
     }
 
-    /// Usernames are shown to streaming clients after `auth:`, where Simperium clients take
-    /// anything that parses as JSON for an error, so such names are refused up front.
-    static func validate(username: String) throws {
-        guard !username.isEmpty, username.utf8.count <= 256, !username.contains(where: \.isNewline) else {
-            throw AccountError(.badRequest, "a username must be 1 to 256 characters on one line")
-        }
-        if (try? JSONValue(parsing: username)) != nil {
-            throw AccountError(.badRequest, "a username may not be a JSON value such as a number or true")
+    static func validate(password: String) throws(AccountError) {
+        guard !password.isEmpty, password.utf8.count <= 1024 else {
+            throw AccountError(.badRequest, "a password must be 1 to 1024 bytes")
         }
     }
 }

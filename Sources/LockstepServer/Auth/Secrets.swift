@@ -9,8 +9,9 @@ public enum Secrets {
         return Hex.encode((0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
-    /// SHA-256 of a secret, as lowercase hex: what the store keeps instead of the secret, so a
-    /// copy of the database grants no access.
+    /// SHA-256 of a secret, as lowercase hex: what the store keeps instead of a token or key,
+    /// so a copy of the database holds none of them. (Secrets the server must read back, the
+    /// peer secrets, are sealed instead: see ``ServerKey``.)
     public static func hash(_ secret: String) -> String {
         Hex.encode(Array(SHA256.hash(data: Array(secret.utf8))))
     }

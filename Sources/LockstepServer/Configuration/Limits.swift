@@ -54,10 +54,33 @@ public struct Limits: Sendable, Equatable {
     /// Messages one streaming connection may send per second (a burst of twice as many is
     /// allowed); past it the server reads that connection's messages more slowly. 0 turns it off.
     public var messagesPerSecond = 500.0
-    /// HTTP requests one caller (token, or address without one) may make per second (bursts of twice as many).
+    /// HTTP requests one caller may make per second (bursts of twice as many). A caller is
+    /// its token once the token has proved real, otherwise its address (see
+    /// ``TrustedProxies``; IPv6 by /64). Release windows and keys are not counted: they are
+    /// immutable, served from memory, and a release brings every player at once. 0 turns it off.
     public var httpRequestsPerSecond = 200.0
-    /// Password attempts per username per minute on `authorize/` (bursts of twice as many).
+    /// `create/` and `authorize/` requests one address may make per minute, on top of the
+    /// request rate (bursts of twice as many): each costs a password hash. 0 turns it off.
+    public var accountRequestsPerMinute = 60.0
+    /// Password attempts per username (in canonical form, whoever makes them) per minute on
+    /// `authorize/` and password changes (bursts of twice as many).
     public var passwordAttemptsPerMinute = 10.0
+    /// Connections one address may hold open at once (HTTP and streaming); more are closed as
+    /// they arrive. Trusted proxies are not counted: each carries many callers (limit them at
+    /// the proxy, e.g. nginx's `limit_conn`). 0 turns it off.
+    public var maximumConnectionsPerAddress = 256
+    /// How long a connection may take to send a request's header, counted from its opening or
+    /// from the end of its previous response: a connection that sends nothing, or a header
+    /// a few bytes at a time, is closed past it. 0 turns it off.
+    public var requestHeaderTimeoutSeconds = 10.0
+    /// How long a request's body may take to arrive once its header has. 0 turns it off.
+    public var requestBodyTimeoutSeconds = 60.0
+    /// How long a streaming connection may stay open without opening a channel with a valid
+    /// token (`init`); past it the server closes it. 0 turns it off.
+    public var socketInitTimeoutSeconds = 10.0
+    /// How often each node looks for tokens revoked by another node (or by `lockstep tokens
+    /// revoke`) and for tokens that expired, and closes their sockets.
+    public var tokenCheckIntervalSeconds = 0.25
     /// How long an access token stays valid.
     public var tokenLifetimeSeconds = 90.0 * 24 * 3600
     /// scrypt's cost parameter N for password hashes (a power of two).

@@ -2,7 +2,8 @@ import HTTPTypes
 import Hummingbird
 import LockstepCore
 
-/// `POST /1/{app}/create/`, `/authorize/` and the admin's `/token/`: Simperium's auth host.
+/// `POST /1/{app}/create/`, `/authorize/` and the admin's `/token/` (Simperium's auth host), and
+/// Lockstep's `/revoke/` and `/password/`.
 struct AuthRoutes<Context: RequestContext> {
     let services: LockstepServices
 
@@ -43,6 +44,46 @@ struct AuthRoutes<Context: RequestContext> {
             }
             return Self.response(grant)
         }
+        // Ends tokens: the one sent (signing out), with {"all": true} every token of its user,
+        // or with the admin token and {"username": …} every token of that user.
+        router.post("/1/{app}/revoke") { request, context in
+            var request = request
+            let app = try context.parameters.require("app")
+            let fields = try await request.fields(limit: 64 * 1024, allowingEmpty: true)
+            let revoked = try await mappingServiceErrors {
+                let identity = try await services.accounts.authenticate(appID: app, token: request.headers[.simperiumToken])
+                if identity.isAdmin {
+                    guard let username = fields["username"] else {
+                        throw AccountError(.badRequest, "the admin token revokes the tokens of a user: send {\"username\": …}")
+                    }
+                    return try await services.accounts.revokeTokens(appID: app, username: username)
+                }
+                guard let token = identity.token, let userID = identity.userID else {
+                    throw AccountError(.forbidden, "only a user's token or the admin token revokes tokens")
+                }
+                if Self.flag(fields["all"]) { return try await services.accounts.revokeTokens(appID: app, userID: userID) }
+                return try await services.accounts.revoke(tokenHash: token.tokenHash, appID: app) ? 1 : 0
+            }
+            return Response.json(["revoked": .integer(Int64(revoked))])
+        }
+        // A user changes their password with their token and the current password; every
+        // other token of theirs ends.
+        router.post("/1/{app}/password") { request, context in
+            var request = request
+            let app = try context.parameters.require("app")
+            let fields = try await request.fields(limit: 64 * 1024)
+            let revoked = try await mappingServiceErrors {
+                let identity = try await services.accounts.authenticate(appID: app, token: request.headers[.simperiumToken])
+                return try await services.accounts.changePassword(
+                    of: identity, current: try Self.required("password", in: fields), new: try Self.required("new_password", in: fields))
+            }
+            return Response.json(["revoked": .integer(Int64(revoked))])
+        }
+    }
+
+    /// A JSON `true` (read as the text "true") or a form's `1`/`true`.
+    static func flag(_ value: String?) -> Bool {
+        value == "true" || value == "1"
     }
 
     static func required(_ name: String, in fields: [String: String]) throws -> String {

@@ -45,12 +45,21 @@ extension Request {
         return members
     }
 
-    /// Fields of a JSON or form-encoded body (legacy Simperium clients post forms to `create/`).
-    mutating func fields(limit: Int) async throws -> [String: String] {
+    /// Fields of a JSON or form-encoded body (legacy Simperium clients post forms to `create/`);
+    /// JSON booleans and numbers come as their text. An empty body is refused unless
+    /// `allowingEmpty`.
+    mutating func fields(limit: Int, allowingEmpty: Bool = false) async throws -> [String: String] {
         let buffer = try await collectBody(upTo: limit)
+        if allowingEmpty && buffer.readableBytes == 0 { return [:] }
         let text = String(buffer: buffer)
         if let value = try? JSONValue(parsing: text), case .object(let members) = value {
-            return members.compactMapValues(\.stringValue)
+            return members.compactMapValues { member in
+                switch member {
+                case .string(let string): string
+                case .bool, .integer, .number: member.description
+                default: nil
+                }
+            }
         }
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&") {

@@ -2,7 +2,8 @@ import Hummingbird
 import LockstepCore
 import NIOCore
 
-/// `GET /health`, `GET /metrics` and the clock exchange `GET /time`.
+/// `GET /health`, `GET /metrics` (``MetricsRoutes``, unless it has a listener of its own) and
+/// the clock exchange `GET /time`.
 struct OperationsRoutes<Context: RequestContext> {
     let services: LockstepServices
 
@@ -11,11 +12,7 @@ struct OperationsRoutes<Context: RequestContext> {
             _ = try await services.store.apps()
             return Response.json(["status": "ok"])
         }
-        router.get("/metrics") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: LockstepMetrics.registry.emitToBuffer())))
-        }
+        if services.metrics.onMainListener { MetricsRoutes(access: services.metrics).add(to: router) }
         // One clock exchange: the client's send time echoed, the server's receive and send
         // times in nanoseconds since the Unix epoch. The send time is stamped last.
         router.get("/time") { request, _ in

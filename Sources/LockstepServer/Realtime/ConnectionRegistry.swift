@@ -32,6 +32,13 @@ public enum SocketCloseReason: Sendable, Equatable {
     /// The peer did not take what the server sent: its outgoing queue passed
     /// ``Limits/outgoingBufferBytes``, or no message got through for ``Limits/heartbeatTimeoutSeconds``.
     case slowReader
+    /// A token a channel was opened with was revoked (signed out, password changed, or by
+    /// the admin).
+    case tokenRevoked
+    /// A token a channel was opened with expired.
+    case tokenExpired
+    /// No channel was opened with a valid token within ``Limits/socketInitTimeoutSeconds``.
+    case noInit
 }
 
 /// The end of a streaming connection, as the registry reports it.
@@ -40,6 +47,9 @@ public struct SocketConnectionEnd: Sendable, Equatable {
     public var reason: SocketCloseReason
     /// The most bytes that ever waited in the connection's outgoing queue.
     public var peakQueuedBytes: Int
+    /// Server time when the server closed the socket (for every ``reason`` but a peer's own
+    /// ending); the connection's tasks wind down after it.
+    public var serverClosedAt: Int64?
 }
 
 /// Every open streaming connection, and the hooks that follow their lives.
@@ -76,6 +86,21 @@ public final class ConnectionRegistry: Sendable {
         var lastID: UInt64 = 0
         var open: [SocketConnectionID: SocketConnectionInfo] = [:]
         var observers: [Observer] = []
+        /// How each open connection is ended from outside (a revoked or expired token).
+        var terminators: [SocketConnectionID: @Sendable (SocketCloseReason) -> Void] = [:]
+        /// The tokens each connection's channels were opened with.
+        var tokens: [SocketConnectionID: HeldTokens] = [:]
+    }
+
+    /// The user tokens one connection holds, by hash: how many channels claimed each, which
+    /// passed their check, when those expire, and which ended while still being checked.
+    private struct HeldTokens {
+        var claims: [String: Int] = [:]
+        var confirmed: Set<String> = []
+        var expiries: [String: Int64] = [:]
+        /// Ended (revoked) while a channel was checking it: if the check passes regardless (it
+        /// read the store before the revocation), the connection ends then.
+        var doomed: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -122,9 +147,106 @@ public final class ConnectionRegistry: Sendable {
     func close(_ end: SocketConnectionEnd) {
         let observers = state.withLock { state in
             state.open[end.connection.id] = nil
+            state.terminators[end.connection.id] = nil
+            state.tokens[end.connection.id] = nil
             return state.observers
         }
         LockstepMetrics.socketConnections.record(Self.openInProcess.subtract(1, ordering: .relaxed).newValue)
         for observer in observers { observer(.closed(end)) }
+    }
+
+    // MARK: Tokens held by connections
+
+    /// How to end connection `id` from outside; set once as it opens.
+    func setTerminator(_ id: SocketConnectionID, _ terminate: @escaping @Sendable (SocketCloseReason) -> Void) {
+        state.withLock { state in
+            guard state.open[id] != nil else { return }
+            state.terminators[id] = terminate
+        }
+    }
+
+    /// Connection `id` is about to open a channel with the token whose hash is `hash`.
+    ///
+    /// Claimed before the token is checked, so that a revocation committed after the check
+    /// always finds the connection (see ``TokenWatch``). A revocation that finds the claim
+    /// still unchecked marks it: ``confirmToken(_:on:)`` then ends the connection, since its
+    /// check may have read the store before the revocation. ``releaseToken(_:on:)`` undoes a
+    /// claim whose check failed, or whose token is the admin's.
+    func claimToken(_ hash: String, on id: SocketConnectionID) {
+        state.withLock { state in
+            guard state.open[id] != nil else { return }
+            state.tokens[id, default: HeldTokens()].claims[hash, default: 0] += 1
+        }
+    }
+
+    func releaseToken(_ hash: String, on id: SocketConnectionID) {
+        state.withLock { state in
+            guard var held = state.tokens[id], let count = held.claims[hash] else { return }
+            if count > 1 {
+                held.claims[hash] = count - 1
+            } else {
+                held.claims[hash] = nil
+                held.confirmed.remove(hash)
+                held.expiries[hash] = nil
+                held.doomed.remove(hash)
+            }
+            state.tokens[id] = held
+        }
+    }
+
+    /// A channel of `id` was opened with `token`, which passed its check: the connection ends
+    /// when the token expires or is revoked, or now if it was revoked during the check.
+    func confirmToken(_ token: TokenRecord, on id: SocketConnectionID) {
+        let terminate = state.withLock { state -> (@Sendable (SocketCloseReason) -> Void)? in
+            guard var held = state.tokens[id], held.claims[token.tokenHash] != nil else { return nil }
+            held.confirmed.insert(token.tokenHash)
+            if let expiresAt = token.expiresAt { held.expiries[token.tokenHash] = expiresAt }
+            state.tokens[id] = held
+            return held.doomed.contains(token.tokenHash) ? state.terminators[id] : nil
+        }
+        terminate?(.tokenRevoked)
+    }
+
+    /// Every token hash some open connection holds or is checking.
+    func heldTokenHashes() -> Set<String> {
+        state.withLock { state in
+            state.tokens.values.reduce(into: Set<String>()) { hashes, held in hashes.formUnion(held.claims.keys) }
+        }
+    }
+
+    /// The tokens `hashes` ended: connections holding one close; those still checking one
+    /// close if the check passes all the same. Returns how many closed now.
+    @discardableResult
+    func tokensEnded(_ hashes: Set<String>) -> Int {
+        guard !hashes.isEmpty else { return 0 }
+        let terminators = state.withLock { state in
+            var terminators: [@Sendable (SocketCloseReason) -> Void] = []
+            for (id, held) in state.tokens {
+                let ended = hashes.intersection(held.claims.keys)
+                if ended.isEmpty { continue }
+                if ended.isDisjoint(with: held.confirmed) {
+                    state.tokens[id]?.doomed.formUnion(ended)
+                } else if let terminate = state.terminators[id] {
+                    terminators.append(terminate)
+                }
+            }
+            return terminators
+        }
+        for terminate in terminators { terminate(.tokenRevoked) }
+        return terminators.count
+    }
+
+    /// Ends every connection holding a token that expired at or before `now`; returns how many.
+    @discardableResult
+    func closeConnections(expiredAt now: Int64) -> Int {
+        end(because: .tokenExpired) { held in held.expiries.values.contains { $0 <= now } }
+    }
+
+    private func end(because reason: SocketCloseReason, where matches: (HeldTokens) -> Bool) -> Int {
+        let terminators = state.withLock { state in
+            state.tokens.compactMap { id, held in matches(held) ? state.terminators[id] : nil }
+        }
+        for terminate in terminators { terminate(reason) }
+        return terminators.count
     }
 }

@@ -21,11 +21,14 @@ final class SocketConnection: Sendable {
     private let closer: Closer
     /// Pushes key releases once the client asked with `release:`.
     private let releaseFeed = Mutex<Task<Void, Never>?>(nil)
+    /// Whether a channel was opened with a valid token: until then the connection is on the
+    /// clock of ``Limits/socketInitTimeoutSeconds``.
+    private let authorized = Atomic<Bool>(false)
 
     init(info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel, logger: Logger) {
         var logger = logger
         logger[metadataKey: "lockstep.socket"] = .stringConvertible(info.id)
-        let closer = Closer(channel: channel)
+        let closer = Closer(channel: channel, clock: services.clock)
         let limit = services.limits.outgoingBufferBytes
         self.info = info
         self.services = services
@@ -37,6 +40,10 @@ final class SocketConnection: Sendable {
             guard closer.close(because: .slowReader) else { return }
             logger.warning("closing a slow reader: \(queued) bytes would wait to be sent, over the limit of \(limit)")
             LockstepMetrics.slowReadersClosed.increment()
+        }
+        services.connections.setTerminator(info.id) { [logger] reason in
+            guard closer.close(because: reason) else { return }
+            logger.debug("closed a streaming connection: \(reason)")
         }
     }
 
@@ -57,6 +64,7 @@ final class SocketConnection: Sendable {
                 outbox.close()
             }
             group.addTask { [self] in await watchForStalledWrites() }
+            group.addTask { [self] in await awaitFirstChannel() }
             do {
                 try await dispatcher.read(inbound)
             } catch {
@@ -67,10 +75,27 @@ final class SocketConnection: Sendable {
             outbox.close()
             group.cancelAll()
         }
-        let end = SocketConnectionEnd(connection: info, reason: closer.reason, peakQueuedBytes: outbox.peakBytes)
+        let end = SocketConnectionEnd(
+            connection: info, reason: closer.reason, peakQueuedBytes: outbox.peakBytes, serverClosedAt: closer.closedAt)
         logger.debug("streaming connection closed", metadata: ["lockstep.reason": "\(end.reason)"])
         services.connections.close(end)
         if let failure { throw failure }
+    }
+
+    /// A channel was opened with `identity`: the connection may stay, for as long as the
+    /// identity's token holds (``TokenWatch``).
+    func channelAuthorized(_ identity: AccountService.Identity) {
+        authorized.store(true, ordering: .releasing)
+        if let token = identity.token { services.connections.confirmToken(token, on: info.id) }
+    }
+
+    /// Closes the connection if no channel was opened with a valid token in time.
+    private func awaitFirstChannel() async {
+        let timeout = services.limits.socketInitTimeoutSeconds
+        guard timeout > 0 else { return }
+        do { try await Task.sleep(for: .nanoseconds(Int64(timeout * 1e9))) } catch { return }
+        guard !authorized.load(ordering: .acquiring), closer.close(because: .noInit) else { return }
+        logger.debug("closed a streaming connection that opened no channel within \(timeout) s")
     }
 
     /// Sends every key release from now on as `release:{…}`; asking again changes nothing.
@@ -116,18 +141,21 @@ final class SocketConnection: Sendable {
     /// frame would queue behind everything it did not take.
     final class Closer: Sendable {
         private let channel: any Channel
-        private let closedBecause = Mutex<SocketCloseReason?>(nil)
+        private let clock: ServerClockSource
+        private let closed = Mutex<(reason: SocketCloseReason, at: Int64)?>(nil)
 
-        init(channel: any Channel) {
+        init(channel: any Channel, clock: ServerClockSource) {
             self.channel = channel
+            self.clock = clock
         }
 
         /// Closes the socket; `false` when it was closed already.
         @discardableResult
         func close(because reason: SocketCloseReason) -> Bool {
-            let first = closedBecause.withLock { closed in
+            let now = clock.now()
+            let first = closed.withLock { closed in
                 guard closed == nil else { return false }
-                closed = reason
+                closed = (reason, now)
                 return true
             }
             if first { channel.close(mode: .all, promise: nil) }
@@ -135,7 +163,12 @@ final class SocketConnection: Sendable {
         }
 
         var reason: SocketCloseReason {
-            closedBecause.withLock { $0 } ?? .ended
+            closed.withLock { $0?.reason } ?? .ended
+        }
+
+        /// When this side closed the socket, if it did.
+        var closedAt: Int64? {
+            closed.withLock { $0?.at }
         }
     }
 }

@@ -37,18 +37,26 @@ extension SocketDispatcher {
         }
         channels.removeValue(forKey: number)?.close()
 
+        // Claimed before it is checked, so that a revocation after the check finds this socket.
+        let tokenHash = Secrets.hash(token)
+        services.connections.claimToken(tokenHash, on: connection.info.id)
         let identity: AccountService.Identity
         let scope: BucketScope
         do {
             identity = try await services.accounts.authenticate(appID: connection.info.appID, token: token)
             scope = try await services.scope(for: identity, bucket: bucket, writing: false)
         } catch let error as AccountError {
+            services.connections.releaseToken(tokenHash, on: connection.info.id)
             return refuseAuth(number, error.status == .badRequest ? 400 : 401, error.message)
         } catch let rejection as ChangeRejection {
+            services.connections.releaseToken(tokenHash, on: connection.info.id)
             return refuseAuth(number, 400, rejection.message)
         } catch {
+            services.connections.releaseToken(tokenHash, on: connection.info.id)
             return failAuth(number, error)
         }
+        // The admin token is not a stored token: nothing to watch.
+        if identity.token == nil { services.connections.releaseToken(tokenHash, on: connection.info.id) }
         // The session subscribes to the bucket at once and sends nothing until the client asks
         // (`cv:` or `i:`, possibly as `cmd`).
         let session = ChannelSession(
@@ -57,6 +65,7 @@ extension SocketDispatcher {
             extensions: Self.isTrue(fields["lockstep"]),
             environment: sessionEnvironment)
         channels[number] = session
+        connection.channelAuthorized(identity)
         if let userID = identity.userID { services.connections.authenticated(connection.info.id, userID: userID) }
         // Usernames never parse as JSON (AccountService refuses such names), so clients cannot
         // mistake this for an error.

@@ -9,11 +9,19 @@ enum SocketRoutes {
     static func router(services: LockstepServices) -> Router<SocketRequestContext> {
         let router = Router(context: SocketRequestContext.self)
         let encoding = ChangeEncodingCache()
-        router.ws("/sock/1/{app}/websocket") { inbound, outbound, context in
+        // Upgraded only for an app that exists; otherwise the client is answered 400 with
+        // `Connection: close`, and holds no socket.
+        let shouldUpgrade: @Sendable (Request, SocketRequestContext) async throws -> RouterShouldUpgrade = { _, context in
+            guard try await services.store.app(id: try context.parameters.require("app")) != nil else { return .dontUpgrade }
+            return .upgrade([:])
+        }
+        router.ws("/sock/1/{app}/websocket", shouldUpgrade: shouldUpgrade) { inbound, outbound, context in
             let request = context.requestContext
+            let peer = services.trustedProxies.client(
+                peer: request.channel.remoteAddress.flatMap(IPAddress.init),
+                forwardedFor: context.request.headers[values: .xForwardedFor])
             let info = services.connections.open(
-                appID: try request.parameters.require("app"), remoteAddress: request.channel.remoteAddress?.description,
-                at: services.clock.now())
+                appID: try request.parameters.require("app"), remoteAddress: peer?.description, at: services.clock.now())
             let connection = SocketConnection(
                 info: info, services: services, encoding: encoding, channel: request.channel, logger: context.logger)
             try await connection.run(inbound: inbound, outbound: outbound)

@@ -15,15 +15,20 @@ import LockstepCore
 /// The same request again answers `200` with the same purchase, even after the showing ended.
 ///
 /// Refusals (``ReleaseError``): `404` unknown_store, unknown_slot, unknown_entry (no showing
-/// starts then), unknown_item (not in the store's catalog); `409` not_yet (before `start`: the
-/// item is not checked, so nothing leaks), wrong_item (the slot shows something else),
-/// purchase_id_reused (the id bought something else); `410` expired (at or after `end`).
+/// starts then), unknown_item (not in the store's catalog); `409` not_yet (before `start`),
+/// wrong_item (the slot shows something else), purchase_id_reused (the id bought something
+/// else); `410` expired (at or after `end`).
 ///
-/// The server writes the record for the buyer, so making `purchases` read-only to users
-/// (`{"read_only": true}` in its options) keeps them from writing purchases of their own.
+/// Before `start` every request for a slot answers not_yet, whatever it names: neither the
+/// item nor whether a showing starts then is checked, so nothing about what comes next can be
+/// learnt by asking early.
+///
+/// Only the server writes the `purchases` bucket while a store is configured
+/// (``ReleaseService/purchasesBucket``): a user cannot plant a record that this route would
+/// then replay as a purchase.
 struct PurchaseRoutes<Context: RequestContext> {
     let services: LockstepServices
-    static var bucket: String { "purchases" }
+    static var bucket: String { ReleaseService.purchasesBucket }
 
     func add(to router: Router<Context>) {
         router.post("/1/{app}/purchase") { request, context in try await purchase(request, context) }
@@ -68,6 +73,14 @@ struct PurchaseRoutes<Context: RequestContext> {
         guard (0..<schedule.store.slots).contains(wanted.slot) else {
             throw ReleaseError(.unknownSlot, "the store \(wanted.store) has slots 0 to \(schedule.store.slots - 1), not \(wanted.slot)")
         }
+        // Compared in nanoseconds, the clock's own unit, so the bounds are exact. Checked
+        // before the catalog and the schedule, so an early request learns nothing from them.
+        let now = releases.now()
+        guard now >= wanted.start * 1_000_000 else {
+            throw ReleaseError(
+                .notYet, "nothing in slot \(wanted.slot) can be bought before \(wanted.start), in \(wanted.start - now / 1_000_000) ms",
+                details: ["start": .integer(wanted.start), "now": .integer(now / 1_000_000)])
+        }
         guard releases.configuration.items(of: schedule.store).contains(where: { $0.id == wanted.item }) else {
             throw ReleaseError(.unknownItem, "the store \(wanted.store) does not sell \(wanted.item)")
         }
@@ -75,12 +88,7 @@ struct PurchaseRoutes<Context: RequestContext> {
         guard entry.start == wanted.start else {
             throw ReleaseError(.unknownEntry, "slot \(wanted.slot) of \(wanted.store) has no showing that starts at \(wanted.start)")
         }
-        // Compared in nanoseconds, the clock's own unit, so the bounds are exact.
-        let now = releases.now()
         let times: JSONObject = ["start": .integer(entry.start), "end": .integer(entry.end), "now": .integer(now / 1_000_000)]
-        guard now >= entry.start * 1_000_000 else {
-            throw ReleaseError(.notYet, "slot \(wanted.slot) opens at \(entry.start), in \(entry.start - now / 1_000_000) ms", details: times)
-        }
         guard now < entry.end * 1_000_000 else {
             throw ReleaseError(.expired, "the showing in slot \(wanted.slot) ended at \(entry.end)", details: times)
         }

@@ -27,6 +27,9 @@ public final class ReleaseService: Sendable {
     static let keyHistoryEpochs: Int64 = 24
     /// Times clients may name: from the Unix epoch to 2100, so that no arithmetic on them overflows.
     static let validTimes: ClosedRange<Int64> = 0...4_102_444_800_000
+    /// Where each buyer's purchases are recorded, by the server alone: while a store is
+    /// configured, users cannot write this bucket themselves (the admin still may).
+    public static let purchasesBucket = "purchases"
 
     public init(configuration: ReleaseConfiguration, seed: ReleaseSeed, now: @escaping @Sendable () -> Int64) {
         self.configuration = configuration

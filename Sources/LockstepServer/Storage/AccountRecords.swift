@@ -1,3 +1,5 @@
+import Foundation
+
 /// An app: a tenant with its own users, buckets and keys.
 public struct AppRecord: Sendable, Equatable {
     public var id: String
@@ -33,6 +35,32 @@ public struct UserRecord: Sendable, Equatable {
         self.username = username
         self.passwordHash = passwordHash
         self.createdAt = createdAt
+    }
+
+    /// The name in the form names are compared in.
+    public var canonicalUsername: String { Username.canonical(username) }
+
+    /// Which of the users sharing a canonical name signs in as `username`: the one spelled
+    /// exactly so, else the oldest. `users` come from one app, oldest first.
+    public static func signingIn(as username: String, among users: [UserRecord]) -> UserRecord? {
+        let spelled = username.precomposedStringWithCanonicalMapping
+        return users.first { $0.username == username || $0.username == spelled } ?? users.first
+    }
+}
+
+/// An account whose name has the same canonical form as an older account's of its app.
+public struct UsernameCollision: Sendable, Equatable {
+    public var appID: String
+    public var userID: String
+    public var username: String
+    /// The older account's name, which owns the canonical form.
+    public var collidesWith: String
+
+    public init(appID: String, userID: String, username: String, collidesWith: String) {
+        self.appID = appID
+        self.userID = userID
+        self.username = username
+        self.collidesWith = collidesWith
     }
 }
 

@@ -15,16 +15,34 @@ public protocol SyncStore: Sendable {
     func app(id: String) async throws -> AppRecord?
     func apps() async throws -> [AppRecord]
 
-    /// Inserts a user; throws ``StoreError/duplicate`` when the username is taken in the app.
+    /// Inserts a user; throws ``StoreError/duplicate`` when the app has a user whose name has
+    /// the same canonical form (``Username/canonical(_:)``).
     func insertUser(_ user: UserRecord) async throws
+    /// The user who signs in as `username`: the one whose name has the same canonical form.
+    /// Among accounts made before names were compared canonically, which may share one
+    /// (see ``usernameCollisions()``), the one spelled exactly `username`, else the oldest.
     func user(appID: String, username: String) async throws -> UserRecord?
     func user(appID: String, id: String) async throws -> UserRecord?
+    /// Replaces a user's password hash (`nil`: no password).
+    func setPasswordHash(appID: String, userID: String, hash: String?) async throws
+    /// Accounts whose names share a canonical form with an older account of their app: made
+    /// before names were compared canonically, kept apart, and reported at startup.
+    func usernameCollisions() async throws -> [UsernameCollision]
 
     func insertToken(_ token: TokenRecord) async throws
     func token(hash: String) async throws -> TokenRecord?
+    /// Deletes one token; `nil` when there was none.
+    func deleteToken(hash: String) async throws -> TokenRecord?
+    /// Deletes every token of a user but `keeping`, and returns the hashes deleted.
+    func deleteTokens(appID: String, userID: String, keeping: String?) async throws -> [String]
+    /// A count that grows whenever tokens are deleted, by any node: nodes watch it to learn
+    /// that sockets opened with a token may have lost it.
+    func tokenRevocations() async throws -> Int64
+    /// Those of `hashes` that are still tokens (expired ones included).
+    func existingTokens(among hashes: [String]) async throws -> Set<String>
 
     /// The app's secret for peer keys (hex), drawn at random on first use and the same on every
-    /// node from then on; `nil` when there is no such app.
+    /// node from then on; `nil` when there is no such app. Stored sealed (``ServerKey``).
     func peerSecret(appID: String) async throws -> String?
 
     // MARK: Buckets
@@ -144,4 +162,18 @@ public struct IndexPage: Sendable {
 public enum StoreError: Error, Equatable {
     /// A unique name (app id, username) is taken.
     case duplicate(String)
+    /// The database's secrets are sealed under another server key than the one given.
+    case wrongServerKey(expected: String, given: String)
+}
+
+extension StoreError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .duplicate(let name):
+            "\(name) exists already"
+        case .wrongServerKey(let expected, let given):
+            "the database's secrets are sealed under server key \(expected), and this server's key is \(given): "
+                + "start it with the key file (or LOCKSTEP_SERVER_KEY) the database was first used with"
+        }
+    }
 }

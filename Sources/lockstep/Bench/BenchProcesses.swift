@@ -32,7 +32,7 @@ enum BenchProcesses {
         process.arguments = [
             "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", directory + "/data",
             "--store-config", directory + "/store.json", "--log-level", "error",
-            "--http-requests-per-second", "0",
+            "--http-requests-per-second", "0", "--max-connections-per-address", "0",
         ]
         var environment = ProcessInfo.processInfo.environment
         environment["LOCKSTEP_STORE_SEED"] = UUID().uuidString + UUID().uuidString

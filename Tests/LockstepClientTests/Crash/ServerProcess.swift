@@ -31,7 +31,12 @@ enum CrashStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
             }
             let schema = "crash_" + UUID().uuidString.prefix(8).lowercased()
             let schemaURL = url + (url.contains("?") ? "&" : "?") + "schema=" + schema
-            return (["--database-url", schemaURL], { await Self.drop(schema: schema, url: url) })
+            // The key the schema's secrets are sealed with, for every start of the server.
+            let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-crash-\(schema).key").path
+            return (["--database-url", schemaURL, "--server-key-file", keyFile], {
+                await Self.drop(schema: schema, url: url)
+                try? FileManager.default.removeItem(atPath: keyFile)
+            })
         }
     }
 

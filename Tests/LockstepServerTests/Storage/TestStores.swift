@@ -30,7 +30,7 @@ enum TestStores {
             return try await body(try SQLiteStore(path: directory.appendingPathComponent("lockstep.sqlite").path))
         case .postgres:
             return try await withPostgresSchema { configuration in
-                let store = try await PostgresStore.connect(configuration, logger: quietLogger)
+                let store = try await PostgresStore.connect(configuration, serverKey: serverKey, logger: quietLogger)
                 do {
                     let result = try await body(store)
                     await store.shutdown()
@@ -39,6 +39,26 @@ enum TestStores {
                     await store.shutdown()
                     throw error
                 }
+            }
+        }
+    }
+
+    /// The same database opened again by a new store, as a restarted server opens it.
+    static func reopening<T>(_ kind: StoreKind, _ store: any SyncStore, _ body: (any SyncStore) async throws -> T) async throws -> T {
+        switch kind {
+        case .sqlite:
+            guard let store = store as? SQLiteStore else { throw TestStoreError.wrongKind }
+            return try await body(try SQLiteStore(path: store.path))
+        case .postgres:
+            guard let store = store as? PostgresStore else { throw TestStoreError.wrongKind }
+            let reopened = try await PostgresStore.connect(store.configuration, serverKey: serverKey, logger: quietLogger)
+            do {
+                let result = try await body(reopened)
+                await reopened.shutdown()
+                return result
+            } catch {
+                await reopened.shutdown()
+                throw error
             }
         }
     }
@@ -58,6 +78,9 @@ enum TestStores {
     }
 
     static let postgresVariable = "LOCKSTEP_TEST_POSTGRES_URL"
+
+    /// The server key of test stores: one for all, as nodes sharing a database need.
+    static let serverKey = try! ServerKey(hex: String(repeating: "5e", count: 32))
 
     private static func postgresConfiguration() throws -> PostgresStore.Configuration {
         let environment = ProcessInfo.processInfo.environment
@@ -94,6 +117,7 @@ enum TestStores {
 
 enum TestStoreError: Error {
     case postgresMissing
+    case wrongKind
 }
 
 extension TestServer {

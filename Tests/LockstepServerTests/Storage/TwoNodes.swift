@@ -43,7 +43,7 @@ enum TwoNodes {
     private static func start(
         _ configuration: PostgresStore.Configuration, reconnectDelay: Duration, heartbeatTimeout: Duration
     ) async throws -> TestNode {
-        let store = try await PostgresStore.connect(configuration, logger: TestStores.quietLogger)
+        let store = try await PostgresStore.connect(configuration, serverKey: TestStores.serverKey, logger: TestStores.quietLogger)
         var limits = TestServer.testLimits
         limits.changesLongPollSeconds = 30
         let server = try await TestServer.start(limits: limits, store: store)

@@ -25,12 +25,17 @@ struct TestServer: Sendable {
         var limits = Limits()
         limits.passwordHashCost = 1 << 10
         limits.changesLongPollSeconds = 2
+        // Sockets that open no channel (clock exchanges, refused inits) may stay as long as a
+        // test on a loaded machine takes; the tests of the init deadline set their own.
+        limits.socketInitTimeoutSeconds = 60
         return limits
     }
 
+    /// Starts a server; `configure` sets what ``LockstepServices`` has beyond its limits
+    /// (trusted proxies, metrics access) before it listens.
     static func start(
         limits: Limits = testLimits, clockOffsetNanoseconds: Int64 = 0, store: (any SyncStore)? = nil, logger: Logger? = nil,
-        releases: ReleaseService? = nil
+        releases: ReleaseService? = nil, configure: (inout LockstepServices) -> Void = { _ in }
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -43,6 +48,7 @@ struct TestServer: Sendable {
         var services = LockstepServices(
             store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffsetNanoseconds), logger: logger)
         services.releases = releases
+        configure(&services)
         let app = try await services.accounts.createApp(name: "test")
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = LockstepServer.application(services: services, host: "127.0.0.1", port: 0) { channel in

@@ -120,6 +120,22 @@ enum SQLiteSchema {
             // retention period from here on.
             try db.execute(sql: "UPDATE changes SET committed_at = ?", arguments: [ServerClockSource().now()])
         }
+        migrator.registerMigration("v4 security: canonical usernames, token revocation, server key") { db in
+            // Canonical names are filled in, and collisions marked, by SQLiteSecurityUpkeep:
+            // NFC and Unicode lowercasing are Swift's, not SQL's.
+            try db.execute(sql: """
+                ALTER TABLE users ADD COLUMN canonical_username TEXT;
+                ALTER TABLE users ADD COLUMN canonical_collision INTEGER NOT NULL DEFAULT 0;
+                CREATE UNIQUE INDEX users_by_canonical_name ON users (app_id, canonical_username) WHERE canonical_collision = 0;
+                CREATE INDEX tokens_by_user ON tokens (app_id, user_id);
+                CREATE TABLE security_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    server_key_id TEXT,
+                    token_revocations INTEGER NOT NULL
+                );
+                INSERT INTO security_state (id, server_key_id, token_revocations) VALUES (1, NULL, 0);
+                """)
+        }
         return migrator
     }
 }

@@ -6,11 +6,25 @@ public import LockstepCore
 /// change is on disk before it is acknowledged.
 public final class SQLiteStore: SyncStore {
     let pool: DatabasePool
+    /// Seals the secrets the database keeps (see ``ServerKey``).
+    let serverKey: ServerKey
     /// This run's name in presence claims: every claim of another run is orphaned.
     public let nodeID = UUID().uuidString.lowercased()
 
+    /// The database file.
+    public var path: String { pool.path }
+
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public init(path: String) throws {
+    ///
+    /// A new database file is made readable by its owner only (mode 0600), and so are its
+    /// `-wal` and `-shm` files, which SQLite creates with the database's mode. Without a
+    /// `serverKey`, the key in `server.key` beside the database is used (made on first use).
+    /// Throws ``StoreError/wrongServerKey(expected:given:)`` when the database's secrets were
+    /// sealed under another key.
+    public init(path: String, serverKey: ServerKey? = nil) throws {
+        try PrivateFiles.createFile(path)
+        self.serverKey = try serverKey
+            ?? ServerKey.loadOrCreate(path: URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("server.key").path).key
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -20,6 +34,7 @@ public final class SQLiteStore: SyncStore {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteSchema.migrator.migrate(pool)
+        try SQLiteSecurityUpkeep(serverKey: self.serverKey).run(in: pool)
     }
 
     // MARK: Accounts
@@ -49,11 +64,15 @@ public final class SQLiteStore: SyncStore {
     }
 
     public func insertUser(_ user: UserRecord) async throws {
+        let sealedHash = user.passwordHash.map { serverKey.sealPasswordHash($0, appID: user.appID, userID: user.id) }
         try await pool.write { db in
             do {
                 try db.execute(
-                    sql: "INSERT INTO users (app_id, id, username, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [user.appID, user.id, user.username, user.passwordHash, user.createdAt])
+                    sql: """
+                        INSERT INTO users (app_id, id, username, canonical_username, password_hash, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [user.appID, user.id, user.username, user.canonicalUsername, sealedHash, user.createdAt])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw StoreError.duplicate("user \(user.username)")
             }
@@ -61,44 +80,52 @@ public final class SQLiteStore: SyncStore {
     }
 
     public func user(appID: String, username: String) async throws -> UserRecord? {
-        try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE app_id = ? AND username = ?", arguments: [appID, username])
-                .map(Self.user)
+        let users = try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM users WHERE app_id = ? AND canonical_username = ? ORDER BY canonical_collision, created_at, id",
+                arguments: [appID, Username.canonical(username)]
+            ).map(self.user)
         }
+        return UserRecord.signingIn(as: username, among: users)
     }
 
     public func user(appID: String, id: String) async throws -> UserRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE app_id = ? AND id = ?", arguments: [appID, id]).map(Self.user)
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE app_id = ? AND id = ?", arguments: [appID, id]).map(self.user)
         }
     }
 
-    public func insertToken(_ token: TokenRecord) async throws {
+    public func setPasswordHash(appID: String, userID: String, hash: String?) async throws {
+        let sealed = hash.map { serverKey.sealPasswordHash($0, appID: appID, userID: userID) }
         try await pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO tokens (token_hash, app_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [token.tokenHash, token.appID, token.userID, token.createdAt, token.expiresAt])
+            try db.execute(sql: "UPDATE users SET password_hash = ? WHERE app_id = ? AND id = ?", arguments: [sealed, appID, userID])
         }
     }
 
-    public func token(hash: String) async throws -> TokenRecord? {
+    public func usernameCollisions() async throws -> [UsernameCollision] {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM tokens WHERE token_hash = ?", arguments: [hash]).map { row in
-                TokenRecord(
-                    tokenHash: row["token_hash"], appID: row["app_id"], userID: row["user_id"],
-                    createdAt: row["created_at"], expiresAt: row["expires_at"])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.app_id, c.id, c.username, o.username AS owner FROM users c
+                    JOIN users o ON o.app_id = c.app_id AND o.canonical_username = c.canonical_username AND o.canonical_collision = 0
+                    WHERE c.canonical_collision = 1 ORDER BY c.app_id, c.created_at, c.id
+                    """
+            ).map { row in
+                UsernameCollision(appID: row["app_id"], userID: row["id"], username: row["username"], collidesWith: row["owner"])
             }
         }
     }
 
     public func peerSecret(appID: String) async throws -> String? {
-        try await pool.write { db in
+        let drawn = serverKey.sealPeerSecret(Secrets.randomHex(byteCount: 32), appID: appID)
+        let stored = try await pool.write { db in
             // Set once: a second caller keeps the first caller's secret.
-            try db.execute(
-                sql: "UPDATE apps SET peer_secret = ? WHERE id = ? AND peer_secret IS NULL",
-                arguments: [Secrets.randomHex(byteCount: 32), appID])
+            try db.execute(sql: "UPDATE apps SET peer_secret = ? WHERE id = ? AND peer_secret IS NULL", arguments: [drawn, appID])
             return try String.fetchOne(db, sql: "SELECT peer_secret FROM apps WHERE id = ?", arguments: [appID])
         }
+        return try stored.map { sealed throws(ServerKeyError) in try serverKey.openPeerSecret(sealed, appID: appID) }
     }
 
     private static func app(_ row: Row) -> AppRecord {
@@ -107,9 +134,14 @@ public final class SQLiteStore: SyncStore {
             createdAt: row["created_at"])
     }
 
-    private static func user(_ row: Row) -> UserRecord {
-        UserRecord(
-            appID: row["app_id"], id: row["id"], username: row["username"], passwordHash: row["password_hash"],
+    /// A user from its row, the password hash opened.
+    private func user(_ row: Row) throws -> UserRecord {
+        let appID: String = row["app_id"]
+        let id: String = row["id"]
+        let sealedHash: String? = row["password_hash"]
+        return UserRecord(
+            appID: appID, id: id, username: row["username"],
+            passwordHash: try sealedHash.map { sealed throws(ServerKeyError) in try serverKey.openPasswordHash(sealed, appID: appID, userID: id) },
             createdAt: row["created_at"])
     }
 

@@ -21,8 +21,11 @@ final class ClockSocket: Sendable {
         self.running = running
     }
 
+    /// The app whose socket the benchmark opens (``EmbeddedServer`` has it).
+    static let appID = "bench"
+
     /// Opens a socket to the server at `serverURL` (an `http:` base URL) for app `app`.
-    static func open(serverURL: URL, app: String = "bench", fallback: any ClockExchangeTransport) async throws -> ClockSocket {
+    static func open(serverURL: URL, app: String = appID, fallback: any ClockExchangeTransport) async throws -> ClockSocket {
         let transport = SocketClockExchangeTransport(fallback: fallback)
         let url = "ws://\(serverURL.host ?? "127.0.0.1"):\(serverURL.port ?? 80)/sock/1/\(app)/websocket"
         var logger = Logger(label: "lockstep-bench-clock-socket")

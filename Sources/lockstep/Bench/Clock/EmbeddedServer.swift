@@ -23,8 +23,15 @@ struct EmbeddedServer: Sendable {
         var limits = Limits()
         // Every benchmark client calls from 127.0.0.1; they must not count as one caller.
         limits.httpRequestsPerSecond = 0
+        limits.maximumConnectionsPerAddress = 0
+        // A socket that carries clock exchanges alone, with no channel, is what is measured.
+        limits.socketInitTimeoutSeconds = 0
         let services = LockstepServices(
             store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffset), logger: logger)
+        // Sockets are upgraded only for an app that exists: the one ClockSocket names.
+        try await store.insertApp(AppRecord(
+            id: ClockSocket.appID, name: "bench", apiKeyHash: Secrets.hash(Secrets.randomHex()),
+            adminTokenHash: Secrets.hash(Secrets.randomHex()), createdAt: 0))
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
         let application = LockstepServer.application(services: services, host: "127.0.0.1", port: 0) { channel in
             listening.yield(channel.localAddress?.port ?? 0)

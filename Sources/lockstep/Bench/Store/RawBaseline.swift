@@ -16,7 +16,7 @@ enum RawBaseline {
         switch fresh.location {
         case .sqlite(let directory):
             return try await sqlite(path: directory + "/lockstep.sqlite", rows: rows, batch: batch)
-        case .postgres(let url):
+        case .postgres(let url, _):
             return try await postgres(url: url, rows: rows, batch: batch)
         }
     }

@@ -9,8 +9,9 @@ struct StoreFactory {
     enum Location {
         /// The data directory, holding `lockstep.sqlite`.
         case sqlite(directory: String)
-        /// The database URL, naming the store's schema.
-        case postgres(url: String)
+        /// The database URL, naming the store's schema, and the file of the key its secrets
+        /// are sealed with (a SQLite store keeps its key beside the database).
+        case postgres(url: String, serverKeyFile: String)
     }
 
     /// One fresh store, open.
@@ -33,7 +34,7 @@ struct StoreFactory {
         var serveArguments: [String] {
             switch location {
             case .sqlite(let directory): ["--data-dir", directory]
-            case .postgres(let url): ["--database-url", url]
+            case .postgres(let url, let keyFile): ["--database-url", url, "--server-key-file", keyFile]
             }
         }
     }
@@ -56,7 +57,12 @@ struct StoreFactory {
             let schemaURL = url + (url.contains("?") ? "&" : "?") + "schema=bench_" + UUID().uuidString.prefix(8).lowercased()
             var logger = Logger(label: "lockstep-bench")
             logger.logLevel = .error
-            return Fresh(store: try await PostgresStore.connect(url: schemaURL, logger: logger), location: .postgres(url: schemaURL))
+            // Kept beside the schema it opens, for inspection afterwards.
+            let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-bench-\(UUID().uuidString).key").path
+            let key = try ServerKey.loadOrCreate(path: keyFile).key
+            return Fresh(
+                store: try await PostgresStore.connect(url: schemaURL, serverKey: key, logger: logger),
+                location: .postgres(url: schemaURL, serverKeyFile: keyFile))
         }
     }
 

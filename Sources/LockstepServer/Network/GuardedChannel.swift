@@ -1,0 +1,37 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The server's child channel (HTTP/1.1 with WebSocket upgrades) with the connection
+/// defenses around it: the per-address cap (``ConnectionLimiter``), applied as each
+/// connection is accepted, and the request deadlines and parser refusals (``RequestGuard``).
+struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Inner.Value
+
+    let inner: Inner
+    let connections: ConnectionLimiter
+    let limits: Limits
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let address = channel.remoteAddress.flatMap(IPAddress.init)
+        guard connections.admit(address) else {
+            logger.debug("refusing a connection: \(address?.description ?? "?") has \(connections.maximumPerAddress) open already")
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(TooManyConnections())
+        }
+        channel.closeFuture.whenComplete { [connections] _ in connections.release(address) }
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { [limits] value in
+            // The inner setup built the HTTP pipeline synchronously, before any byte was read.
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(RequestGuard(limits: limits), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+
+    struct TooManyConnections: Error {}
+}

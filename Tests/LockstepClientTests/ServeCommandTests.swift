@@ -1,0 +1,60 @@
+import AsyncHTTPClient
+import Foundation
+import LockstepCore
+import Testing
+
+/// `lockstep serve` and the token commands as an operator runs them: files only the server's
+/// account can read, warnings when they are wider, and tokens revoked from the command line.
+@Suite("lockstep serve: files and tokens", .serialized, .timeLimit(.minutes(2)))
+struct ServeCommandTests {
+    @Test func aNewDataDirectoryIsPrivateAndTokensAreRevokedFromTheCommandLine() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data").path
+        let server = try ToolProcess.launch("lockstep", name: "serve", arguments: ["serve", "--data-dir", data, "--port", "0"])
+        defer { server.kill() }
+        let listening = try #require(await server.next(startingWith: "Lockstep is listening on ", within: .seconds(30)), "\(server.transcript)")
+        let base = String(listening.dropFirst("Lockstep is listening on ".count).prefix { $0 != "," })
+        for (path, mode) in [(data, 0o700), (data + "/lockstep.sqlite", 0o600), (data + "/server.key", 0o600), (data + "/default-app.json", 0o600)] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.posixPermissions] as? Int) == mode, "\(path)")
+        }
+        let credentials = try JSONValue(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: data + "/default-app.json"))))
+        let app = try #require(credentials["app_id"]?.stringValue)
+
+        let issued = try await LockstepTool.run(["tokens", "create", "--data-dir", data, "--app", app, "--user", "Robin"])
+        #expect(issued.status == 0, "\(issued.output)")
+        let token = try #require(issued.output.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(try await Self.status(base + "/1/\(app)/note/index", token: token) == 200)
+        let revoked = try await LockstepTool.run(["tokens", "revoke", "--data-dir", data, "--app", app, "--user", "ROBIN"])
+        #expect(revoked.status == 0 && revoked.output.contains("revoked 1 token"), "\(revoked.output)")
+        #expect(try await Self.status(base + "/1/\(app)/note/index", token: token) == 401, "the running server refuses it at once")
+        let again = try await LockstepTool.run(["tokens", "revoke", "--data-dir", data, "--app", app, "--token", token])
+        #expect(again.status != 0 && again.output.contains("no such token"), "\(again.output)")
+    }
+
+    @Test func aDataDirectoryOthersCanReadIsWarnedAbout() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-wide-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try ToolProcess.launch("lockstep", name: "serve", arguments: ["serve", "--data-dir", data, "--port", "0"])
+        defer { server.kill() }
+        _ = await server.next(startingWith: "Lockstep is listening on ", within: .seconds(30))
+        #expect(server.transcript.contains("has mode 0755") && server.transcript.contains("chmod 700"), "\(server.transcript)")
+    }
+
+    @Test func aTrustedProxyThatIsNoAddressStopsTheServerBeforeItMakesAnything() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-never-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let result = try await LockstepTool.run(["serve", "--data-dir", data, "--port", "0", "--trusted-proxy", "10.0.0.0/8", "nginx"])
+        #expect(result.status != 0)
+        #expect(result.output.contains("\"nginx\" is not an address"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: data))
+    }
+
+    static func status(_ url: String, token: String) async throws -> Int {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "X-Simperium-Token", value: token)
+        return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(10)).status.code)
+    }
+}

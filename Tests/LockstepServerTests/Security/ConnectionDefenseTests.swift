@@ -1,0 +1,165 @@
+import Foundation
+import LockstepCore
+import LockstepServer
+import Testing
+
+/// Connections that hold the server without finishing a request, or ask what the parser
+/// refuses, or open sockets for nothing: each is answered or closed in bounded time, and
+/// `/health` keeps answering at once.
+@Suite("Security: connection deadlines, refusals and caps", .timeLimit(.minutes(2)))
+struct ConnectionDefenseTests {
+    static var quickLimits: Limits {
+        var limits = TestServer.testLimits
+        limits.requestHeaderTimeoutSeconds = 1
+        limits.requestBodyTimeoutSeconds = 1
+        limits.socketInitTimeoutSeconds = 1
+        return limits
+    }
+
+    @Test func halfSentRequestsAreClosedAtTheirDeadlines() async throws {
+        let server = try await TestServer.start(limits: Self.quickLimits)
+        defer { Task { await server.stop() } }
+        // Fifty connections that stop mid-header, and one that opens and says nothing.
+        var connections = try (0..<50).map { index in
+            let connection = try RawConnection.open(port: server.port, from: "127.0.0.\(2 + index % 5)")
+            connection.send("GET /health HTTP/1.1\r\nHost: lockstep\r\nX-Wait: ")
+            return connection
+        }
+        connections.append(try RawConnection.open(port: server.port, from: "127.0.0.7"))
+        // One whose header is done but whose body never comes.
+        let body = try RawConnection.open(port: server.port, from: "127.0.0.8")
+        body.send("POST /1/\(server.appID)/authorize HTTP/1.1\r\nHost: lockstep\r\nContent-Length: 100\r\n\r\n{\"user")
+        connections.append(body)
+        for connection in connections {
+            let (text, closed, after) = try await connection.receiveUntilClosed(within: .seconds(10))
+            #expect(closed, "a half-sent request is held open past its deadline")
+            #expect(after < .seconds(5), "closed after \(after)")
+            #expect(text.isEmpty || httpStatus(text) == 408 || httpStatus(text) == 400, "\(text)")
+        }
+    }
+
+    @Test func aKeptAliveConnectionMayWaitForItsNextRequestUntilTheDeadline() async throws {
+        let server = try await TestServer.start(limits: Self.quickLimits)
+        defer { Task { await server.stop() } }
+        let connection = try RawConnection.open(port: server.port)
+        connection.send("GET /health HTTP/1.1\r\nHost: lockstep\r\n\r\n")
+        let (text, closed, after) = try await connection.receiveUntilClosed(within: .seconds(10))
+        #expect(httpStatus(text) == 200, "\(text)")
+        #expect(closed && after >= .milliseconds(900) && after < .seconds(5), "closed \(closed) after \(after)")
+    }
+
+    @Test func requestsTheParserRefusesAreAnsweredAndClosed() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let longHeader = "GET /health HTTP/1.1\r\nHost: lockstep\r\nX-Long: \(String(repeating: "a", count: 90 * 1024))\r\n\r\n"
+        let manyHeaders = "GET /health HTTP/1.1\r\nHost: lockstep\r\n" + (0..<3000).map { "X-Field-\($0): v\r\n" }.joined() + "\r\n"
+        let cases: [(String, String, Int, String)] = [
+            ("a 90 KB header", longHeader, 431, "too large"),
+            ("3,000 header fields", manyHeaders, 431, "too large"),
+            ("an unknown method", "BREW /health HTTP/1.1\r\nHost: lockstep\r\n\r\n", 400, "method"),
+            ("no HTTP at all", "hello\r\n\r\n", 400, "HTTP"),
+        ]
+        for (what, request, status, words) in cases {
+            let connection = try RawConnection.open(port: server.port)
+            connection.send(request)
+            let (text, closed, _) = try await connection.receiveUntilClosed(within: .seconds(10))
+            #expect(httpStatus(text) == status, "\(what): \(text.prefix(200))")
+            #expect(text.lowercased().contains("connection: close"), "\(what): \(text.prefix(200))")
+            #expect(text.contains(words), "\(what): \(text.prefix(300))")
+            #expect(closed, "\(what): the connection stays open")
+        }
+        #expect(try await server.request("GET", "/health").status == 200)
+    }
+
+    @Test func aSocketThatOpensNoChannelIsClosed() async throws {
+        var limits = Self.quickLimits
+        // Long enough for a socket to open and send init on a loaded machine.
+        limits.socketInitTimeoutSeconds = 5
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        let user = try await server.createUser()
+        let ends = ServerSideEnds(server)
+        let working = try await SocketTestClient.connect(to: server)
+        defer { Task { await working.close() } }
+        try await working.initialize(token: user.token)
+        let opened = ends.now
+        let idle = try await SocketTestClient.connect(to: server)
+        // A wrong token opens no channel: it does not keep the socket either.
+        let refused = try await SocketTestClient.connect(to: server)
+        #expect(try await refused.initialize(token: "0123456789abcdef0123456789abcdef").contains("401"))
+        for _ in 0..<2 {
+            let end = try #require(await ends.next(timeout: .seconds(20)))
+            #expect(end.reason == .noInit)
+            #expect(end.at - opened < 10_000_000_000, "closed \(seconds(end.at - opened)) after it opened")
+        }
+        _ = await idle.closed()
+        _ = await refused.closed()
+        try await working.send("h:1")
+        #expect(await working.next(startingWith: "h:") == "h:2", "a socket with a channel stays")
+    }
+
+    @Test func socketsAreUpgradedOnlyForAppsThatExist() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let upgrade = { (app: String) in
+            "GET /sock/1/\(app)/websocket HTTP/1.1\r\nHost: lockstep\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        }
+        let unknown = try RawConnection.open(port: server.port)
+        unknown.send(upgrade("no-such-app"))
+        let (refusal, closed, _) = try await unknown.receiveUntilClosed(within: .seconds(10))
+        #expect(httpStatus(refusal) == 400, "\(refusal)")
+        #expect(closed)
+        let known = try RawConnection.open(port: server.port)
+        known.send(upgrade(server.appID))
+        let (accepted, _, _) = try await known.receive(until: "\r\n\r\n", within: .seconds(10))
+        #expect(httpStatus(accepted) == 101, "\(accepted)")
+    }
+
+    @Test func oneAddressHoldsAtMostItsShareOfConnections() async throws {
+        var limits = TestServer.testLimits
+        limits.maximumConnectionsPerAddress = 5
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        // Six at once: the server sets connections up on several threads, so which one is
+        // refused is not known, only that one is.
+        let opened = try (0..<6).map { _ in try RawConnection.open(port: server.port, from: "127.0.0.2") }
+        var held: [RawConnection] = []
+        for connection in opened where try await !connection.receiveUntilClosed(within: .milliseconds(500)).closed {
+            held.append(connection)
+        }
+        #expect(held.count == 5, "one address holds \(held.count) connections")
+        // Another address is not affected, and a closed connection frees its place.
+        let other = try RawConnection.open(port: server.port, from: "127.0.0.3")
+        other.send("GET /health HTTP/1.1\r\nHost: lockstep\r\nConnection: close\r\n\r\n")
+        #expect(httpStatus(try await other.receiveUntilClosed(within: .seconds(5)).text) == 200)
+        held.first?.close()
+        try await Task.sleep(for: .milliseconds(200))
+        let again = try RawConnection.open(port: server.port, from: "127.0.0.2")
+        again.send("GET /health HTTP/1.1\r\nHost: lockstep\r\nConnection: close\r\n\r\n")
+        #expect(httpStatus(try await again.receiveUntilClosed(within: .seconds(5)).text) == 200)
+    }
+
+    @Test func healthStaysFastWhileConnectionsPileUp() async throws {
+        var limits = Self.quickLimits
+        limits.requestHeaderTimeoutSeconds = 30
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        // 200 half-sent requests and 50 silent sockets from ten addresses, all held open.
+        var held: [RawConnection] = []
+        for index in 0..<200 {
+            let connection = try RawConnection.open(port: server.port, from: "127.0.1.\(1 + index % 10)")
+            connection.send("GET /time HTTP/1.1\r\nHost: lockstep\r\n")
+            held.append(connection)
+        }
+        for _ in 0..<50 { _ = try await SocketTestClient.connect(to: server) }
+        var slowest = Duration.zero
+        for _ in 0..<20 {
+            let started = ContinuousClock.now
+            #expect(try await server.request("GET", "/health").status == 200)
+            slowest = max(slowest, ContinuousClock.now - started)
+        }
+        #expect(slowest < .seconds(1), "the slowest /health took \(slowest)")
+        withExtendedLifetime(held) {}
+    }
+}

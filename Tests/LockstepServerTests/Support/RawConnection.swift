@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+
+/// A TCP connection to a test server that speaks raw bytes, from a chosen source address:
+/// on Linux every address of 127.0.0.0/8 is this machine, so one test can be many callers.
+///
+/// What HTTP clients will not do is what these tests need: send half a header, a header of
+/// 90 KB, a method nobody knows, or hold a connection open and say nothing.
+final class RawConnection: Sendable {
+    private let descriptor: Int32
+    private let isOpen = Atomic<Bool>(true)
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Connects to 127.0.0.1:`port` from `source` (an address of 127.0.0.0/8).
+    static func open(port: Int, from source: String = "127.0.0.1") throws -> RawConnection {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RawConnectionError.failed("socket", errno) }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        } }
+        guard bound == 0, connected == 0 else {
+            let failure = errno
+            Glibc.close(descriptor)
+            throw RawConnectionError.failed(bound != 0 ? "bind" : "connect", failure)
+        }
+        return RawConnection(descriptor: descriptor)
+    }
+
+    /// Sends `text` as it is; `false` if the server had closed the connection.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard result > 0 else { return false }
+            sent += result
+        }
+        return true
+    }
+
+    /// Everything the server sends until it closes the connection, or until `limit` passes;
+    /// `closed` says which, and `after` how long it took.
+    func receiveUntilClosed(within limit: Duration) async throws -> (text: String, closed: Bool, after: Duration) {
+        try await receive(within: limit) { _ in false }
+    }
+
+    /// What the server sends until the text received so far contains `marker`, it closes the
+    /// connection, or `limit` passes.
+    func receive(until marker: String, within limit: Duration) async throws -> (text: String, closed: Bool, after: Duration) {
+        try await receive(within: limit) { $0.contains(marker) }
+    }
+
+    private func receive(within limit: Duration, until isEnough: @escaping @Sendable (String) -> Bool) async throws
+        -> (text: String, closed: Bool, after: Duration)
+    {
+        let descriptor = descriptor
+        return try await onOwnThread {
+            let started = ContinuousClock.now
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let left = limit - (ContinuousClock.now - started)
+                guard left > .zero else { return (String(decoding: received, as: UTF8.self), false, ContinuousClock.now - started) }
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let milliseconds = Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                guard poll(&poller, 1, milliseconds) > 0 else { continue }
+                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { return (String(decoding: received, as: UTF8.self), true, ContinuousClock.now - started) }
+                received += buffer[0..<count]
+                let text = String(decoding: received, as: UTF8.self)
+                if isEnough(text) { return (text, false, ContinuousClock.now - started) }
+            }
+        }
+    }
+
+    /// Closes this side; the first call only.
+    func close() {
+        if isOpen.exchange(false, ordering: .relaxed) { Glibc.close(descriptor) }
+    }
+
+    deinit {
+        close()
+    }
+}
+
+enum RawConnectionError: Error {
+    case failed(String, Int32)
+}
+
+/// The status line's code of a raw HTTP response; `nil` when there is none.
+func httpStatus(_ response: String) -> Int? {
+    guard response.hasPrefix("HTTP/1.1 ") else { return nil }
+    return Int(response.dropFirst(9).prefix(3))
+}
