@@ -104,12 +104,16 @@ extension Replica {
         return edits.restricted(to: edits.members.filter { stamps[$0]?.changeID == row.changeID })
     }
 
-    /// The HTTP answer to `POST /changes` said our change was applied; its acknowledgement will
-    /// come through the change feed, in order with everything else.
-    func markAccepted(bucket: String, changeIDs: [String]) async throws {
+    /// The HTTP answer to `POST /changes` said these changes (each by its ccids) were applied;
+    /// their acknowledgements will come through the change feed, in order with everything else.
+    /// One transaction for the whole answer.
+    func markAccepted(bucket: String, _ changes: [[String]]) async throws {
+        guard !changes.isEmpty else { return }
         try await database.write { db in
-            if let row = try OutboxRow.withChangeID(db, bucket, changeIDs), row.status == .sent {
-                try OutboxRow.setStatus(db, id: row.id, .accepted)
+            for changeIDs in changes {
+                if let row = try OutboxRow.withChangeID(db, bucket, changeIDs), row.status == .sent {
+                    try OutboxRow.setStatus(db, id: row.id, .accepted)
+                }
             }
         }
     }
