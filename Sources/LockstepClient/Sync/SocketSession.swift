@@ -145,13 +145,11 @@ struct SocketSession: Sendable {
         case "i":
             let page = try IndexPage(json: try JSONValue(parsing: payload))
             let first = try replica.position(bucket: bucket) == .index(mark: nil)
+            // The next page is asked for first: the server reads it while this one is written.
+            if let mark = page.mark { send.yield("\(channel):i:1:\(mark)::\(pageSize)") }
             let complete = try await replica.takeIndexPage(bucket: bucket, page, isFirst: first)
             context.progress.signal()
-            if complete {
-                try await start(channel, bucket, send, phases)
-            } else {
-                send.yield("\(channel):i:1:\(page.mark ?? "")::\(pageSize)")
-            }
+            if complete { try await start(channel, bucket, send, phases) }
         case "c":
             let batch = ChangeBatch(bucket: bucket, changes: try RemoteChange.list(try JSONValue(parsing: payload)))
             let outcome = try await context.take([batch])[0]
