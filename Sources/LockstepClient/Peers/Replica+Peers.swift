@@ -14,19 +14,23 @@ extension Replica {
     /// server before this client does.
     func shareOwnChanges(bucket: String) async throws {
         let clientID = clientID
-        try await database.write { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM outbox WHERE bucket = ? AND author IS NULL AND shared = 0 AND status != 'rejected' ORDER BY id",
-                arguments: [bucket]
-            ).map(OutboxRow.init)
-            for row in rows {
-                let edits = try row.memberEdits(db)
-                let change = PeerChange(
-                    bucket: bucket, key: row.key, changeID: row.changeID, author: clientID, operation: row.operation,
-                    edits: edits, editTime: row.editTime)
-                try Self.log(db, change, source: nil)
-                try db.execute(sql: "UPDATE outbox SET shared = 1 WHERE id = ?", arguments: [row.id])
-            }
+        try await database.write { db in try Self.shareOwnChanges(db, bucket, key: nil, clientID: clientID) }
+    }
+
+    /// ``shareOwnChanges(bucket:)`` inside the caller's transaction, for one object or (`nil`) all.
+    static func shareOwnChanges(_ db: Database, _ bucket: String, key: String?, clientID: String) throws {
+        var sql = "SELECT * FROM outbox WHERE bucket = ? AND author IS NULL AND shared = 0 AND status != 'rejected'"
+        var arguments: StatementArguments = [bucket]
+        if let key {
+            sql += " AND key = ?"
+            arguments += [key]
+        }
+        for row in try Row.fetchAll(db, sql: sql + " ORDER BY id", arguments: arguments).map(OutboxRow.init) {
+            let change = PeerChange(
+                bucket: bucket, key: row.key, changeID: row.changeID, author: clientID, operation: row.operation,
+                edits: try row.memberEdits(db), editTime: row.editTime)
+            try log(db, change, source: nil)
+            try db.execute(sql: "UPDATE outbox SET shared = 1 WHERE id = ?", arguments: [row.id])
         }
     }
 
