@@ -22,11 +22,11 @@ final class Replica: Sendable {
         outboxChanged = Wakeup()
         self.editTimes = editTimes
         clientID = try database.write { db in
-            if let existing = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'clientid'") {
+            if let existing = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = 'clientid'")) {
                 return existing
             }
             let created = "lockstep-swift-" + OutboxRow.newChangeID()
-            try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('clientid', ?)", arguments: [created])
+            try db.executeCached(sql: "INSERT INTO meta (name, value) VALUES ('clientid', ?)", arguments: [created])
             return created
         }
     }
@@ -57,13 +57,13 @@ final class Replica: Sendable {
     @discardableResult
     func register(bucket: String) throws -> Bool {
         try database.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO buckets (name) VALUES (?)", arguments: [bucket])
+            try db.executeCached(sql: "INSERT OR IGNORE INTO buckets (name) VALUES (?)", arguments: [bucket])
             return db.changesCount > 0
         }
     }
 
     func bucketNames() throws -> [String] {
-        try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM buckets ORDER BY name") }
+        try database.read { db in try String.fetchAll(db.cachedStatement(sql: "SELECT name FROM buckets ORDER BY name")) }
     }
 
     // MARK: Reading
@@ -75,7 +75,7 @@ final class Replica: Sendable {
     func objects(bucket: String) throws -> [(key: String, object: JSONObject)] {
         try database.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT key, data FROM objects WHERE bucket = ? AND deleted = 0 ORDER BY key", arguments: [bucket]
+                db.cachedStatement(sql: "SELECT key, data FROM objects WHERE bucket = ? AND deleted = 0 ORDER BY key"), arguments: [bucket]
             ).map { row in (key: row["key"] as String, object: try LocalRecords.decode(row["data"])) }
         }
     }
@@ -161,7 +161,7 @@ extension Replica {
     /// Changes not yet acknowledged by the server.
     func pendingCount() throws -> Int {
         try database.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status != 'rejected'") ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM outbox WHERE status != 'rejected'")) ?? 0
         }
     }
 }
