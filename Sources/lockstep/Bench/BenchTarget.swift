@@ -23,14 +23,14 @@ struct BenchTarget: Sendable {
     let shareBucket: @Sendable (String) async throws -> Void
     let stop: @Sendable () async -> Void
 
-    /// Starts a server in this process over a fresh SQLite file, with default limits.
-    static func inProcess() async throws -> BenchTarget {
+    /// Starts a server in this process over a fresh SQLite file, with `limits` (the defaults unless given).
+    static func inProcess(limits: Limits = Limits()) async throws -> BenchTarget {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("lockstep.sqlite").path
         var logger = Logger(label: "lockstep-bench")
         logger.logLevel = .warning
-        let services = LockstepServices(store: try SQLiteStore(path: path), limits: Limits(), clock: ServerClockSource(), logger: logger)
+        let services = LockstepServices(store: try SQLiteStore(path: path), limits: limits, clock: ServerClockSource(), logger: logger)
         let app = try await services.accounts.createApp(name: "bench")
         let grant = try await services.accounts.issueToken(appID: app.appID, username: "bench")
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
