@@ -53,7 +53,8 @@ extension Replica {
     /// The last position in `peer`'s log this client has taken in.
     func peerCursor(bucket: String, peer: String) async throws -> Int64 {
         try await database.read { db in
-            try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM peer_cursors WHERE bucket = ? AND peer = ?"), arguments: [bucket, peer]) ?? 0
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT seq FROM peer_cursors WHERE bucket = ? AND peer = ?"), arguments: [bucket, peer]) ?? 0
         }
     }
 

@@ -23,7 +23,8 @@ enum MemberStamps {
     static func all(_ db: Database, _ bucket: String, _ key: String) throws -> [String: MemberStamp] {
         var stamps: [String: MemberStamp] = [:]
         for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT member, time, clientid, ccid FROM stamps WHERE bucket = ? AND key = ?"), arguments: [bucket, key])
+            db.cachedStatement(sql: "SELECT member, time, clientid, ccid FROM stamps WHERE bucket = ? AND key = ?"),
+            arguments: [bucket, key])
         {
             stamps[row["member"]] = MemberStamp(time: row["time"], clientID: row["clientid"], changeID: row["ccid"])
         }

@@ -39,7 +39,8 @@ enum BucketPosition: Sendable, Equatable {
 extension Replica {
     func position(bucket: String) throws -> BucketPosition {
         try database.read { db in
-            let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT cv, walk_current, walk_mark FROM buckets WHERE name = ?"), arguments: [bucket])
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT cv, walk_current, walk_mark FROM buckets WHERE name = ?"), arguments: [bucket])
             if let row, row["walk_current"] as String? != nil { return .index(mark: row["walk_mark"]) }
             if let cv = row?["cv"] as String? { return .changes(after: cv) }
             return .index(mark: nil)
@@ -70,7 +71,8 @@ extension Replica {
             }
             let walk = try Int64.fetchOne(db.cachedStatement(sql: "SELECT walk_id FROM buckets WHERE name = ?"), arguments: [bucket]) ?? 0
             let anyPending = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE bucket = ? AND status != 'rejected')"), arguments: [bucket]) ?? false
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE bucket = ? AND status != 'rejected')"),
+                arguments: [bucket]) ?? false
             var events: [BucketEvent] = []
             for entry in page.entries {
                 if let event = try Self.takeIndexEntry(db, bucket, entry, walk: walk, checkPending: anyPending), observed {
@@ -131,7 +133,8 @@ extension Replica {
         try db.executeCached(
             sql: "UPDATE buckets SET cv = walk_current, walk_current = NULL, walk_mark = NULL WHERE name = ?", arguments: [bucket])
         let gone = try String.fetchAll(
-            db.cachedStatement(sql: "SELECT key FROM ghosts WHERE bucket = ? AND deleted = 0 AND walk NOT IN (?, -1)"), arguments: [bucket, walk])
+            db.cachedStatement(sql: "SELECT key FROM ghosts WHERE bucket = ? AND deleted = 0 AND walk NOT IN (?, -1)"),
+            arguments: [bucket, walk])
         var events: [BucketEvent] = []
         for key in gone {
             let ghost = try LocalRecords.ghost(db, bucket, key)

@@ -43,7 +43,9 @@ extension Replica {
         return outcomes
     }
 
-    private static func take(_ db: Database, _ batch: ChangeBatch, clientID: String, into outcome: inout ReceiveOutcome) throws -> [BucketEvent] {
+    private static func take(
+        _ db: Database, _ batch: ChangeBatch, clientID: String, into outcome: inout ReceiveOutcome
+    ) throws -> [BucketEvent] {
         let bucket = batch.bucket
         var events: [BucketEvent] = []
         for change in batch.changes {

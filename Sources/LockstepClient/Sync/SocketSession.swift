@@ -10,6 +10,11 @@ import WSClient
 /// sync or `cv:<cursor>` to catch up; once caught up the outbox flows, one change in flight
 /// per object. Heartbeats (`h:<n>`) go out every interval; a connection silent for 2.5
 /// intervals is dropped so the loop can reconnect.
+///
+/// A reader takes frames off the socket as they arrive and queues them (``InboundFrames``);
+/// the session handles what queued while it wrote the last ones, and takes a run of changes on
+/// live channels (the server's announcements, our acknowledgements among them) in one
+/// transaction: one flush per run, however many changes it holds.
 struct SocketSession: Sendable {
     let context: SyncContext
     let buckets: [String]

@@ -48,7 +48,8 @@ struct PeerBenchmark: AsyncParsableCommand {
                 app: target.app, token: target.token, configuration: configuration)
         }
         let (writer, reader) = (try devices[0].bucket("items"), try devices[1].bucket("items"))
-        let pace = limits.messagesPerSecond > 0 ? "reading each connection at \(Int(limits.messagesPerSecond)) messages/s at most" : "reading connections unpaced"
+        let pace = limits.messagesPerSecond > 0
+            ? "reading each connection at \(Int(limits.messagesPerSecond)) messages/s at most" : "reading connections unpaced"
         say("server: \(target.description), \(pace)")
 
         // Through the server first, so that the changes queued in the peer phase do not slow it.

@@ -35,7 +35,8 @@ struct KilledClientTests {
         let writing = Task {
             var round: Int64 = 0
             while !Task.isCancelled {
-                try await items.put("k-\(round % 20)", ["round": .integer(round), "text": .string(String(repeating: "x", count: Int(round % 50)))])
+                let text = String(repeating: "x", count: Int(round % 50))
+                try await items.put("k-\(round % 20)", ["round": .integer(round), "text": .string(text)])
                 round += 1
             }
         }
