@@ -44,8 +44,11 @@ struct KilledClientTests {
         var random = SystemRandomNumberGenerator()
         var cursors: Set<String> = []
         for kill in 0..<10 {
+            // Killed at a random moment once it is taking changes in (it prints each as it lands).
             let syncing = try ToolProcess.launch("lockstep", name: "sync \(kill)", arguments: arguments)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 300...900, using: &random)))
+            let receiving = await syncing.next(startingWith: "remote\t", within: .seconds(30))
+            try #require(receiving != nil, "the client took no change in: \(syncing.transcript)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...400, using: &random)))
             syncing.kill()
             _ = await syncing.exitStatus(within: .seconds(10))
             let snapshot = try StoreSnapshot.read(store, bucket: Self.bucket)
@@ -59,7 +62,7 @@ struct KilledClientTests {
         _ = await writing.result
         try await other.sync.waitUntilIdle()
         await other.close()
-        #expect(cursors.count > 1, "the client made progress between kills")
+        #expect(cursors.count == 10, "each run took changes in before it was killed")
 
         let feed = try await server.feed(Self.bucket, token: token)
         let syncing = try ToolProcess.launch("lockstep", name: "sync at last", arguments: arguments)
@@ -90,14 +93,16 @@ struct KilledClientTests {
                 done
                 """
             let putting = try ToolProcess.launch(at: URL(fileURLWithPath: "/bin/bash"), name: "puts \(kill)", arguments: ["-c", script])
-            try await Task.sleep(for: .milliseconds(Int.random(in: 300...900, using: &random)))
+            let first = await putting.next(startingWith: "returned ", within: .seconds(30))
+            try #require(first != nil, "no put returned: \(putting.transcript)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...600, using: &random)))
             putting.killGroup()
             _ = await putting.exitStatus(within: .seconds(10))
             returned.formUnion(putting.lines(startingWith: "returned ").map { String($0.dropFirst("returned ".count)) })
             let stored = try StoreSnapshot.read(store, bucket: "items").objects
             #expect(returned.subtracting(stored.keys).isEmpty, "after kill \(kill): \(returned.subtracting(stored.keys).sorted())")
         }
-        #expect(returned.count >= 10)
+        #expect(returned.count >= 10, "at least one put a round")
         print("killed 10 times while putting: all \(returned.count) puts that returned were stored")
     }
 }
