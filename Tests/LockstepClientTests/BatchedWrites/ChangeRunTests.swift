@@ -16,10 +16,7 @@ struct ChangeRunTests {
         let store = temporaryStore()
         defer { removeStore(store) }
         // The device walked the bucket while it was empty, then went offline.
-        let device = try server.client(store: store, token: token, transport: .socket)
-        _ = try device.bucket(Self.bucket)
-        await device.sync.start()
-        try await device.sync.waitUntilIdle()
+        let device = try await server.syncedClient(store: store, token: token, bucket: Self.bucket)
         await device.sync.stop()
         let before = try StoreSnapshot.read(store, bucket: Self.bucket)
         #expect(before.cursor != nil && before.ghosts.isEmpty)
@@ -55,10 +52,7 @@ struct ChangeRunTests {
         let token = try await server.createUser()
         let store = temporaryStore()
         defer { removeStore(store) }
-        let device = try server.client(store: store, token: token, transport: .socket)
-        _ = try device.bucket(Self.bucket)
-        await device.sync.start()
-        try await device.sync.waitUntilIdle()
+        let device = try await server.syncedClient(store: store, token: token, bucket: Self.bucket)
         let failing = try await FailingGhostWrites.install(on: device, key: "poison")
 
         // Another device sends a backlog without waiting for acknowledgements; the server

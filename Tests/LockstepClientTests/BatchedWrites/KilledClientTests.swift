@@ -22,11 +22,7 @@ struct KilledClientTests {
 
         // The client has walked the bucket while it was empty: from here on everything it holds
         // comes from the change feed.
-        let first = try server.client(store: store, token: token, transport: .socket)
-        _ = try first.bucket(Self.bucket)
-        await first.sync.start()
-        try await first.sync.waitUntilIdle()
-        await first.close()
+        try await server.syncedClient(store: store, token: token, bucket: Self.bucket).close()
 
         // Another device edits twenty objects without pause, its changes pipelined.
         let other = try server.client(token: token, transport: .socket)

@@ -46,6 +46,17 @@ extension TestServer {
     }
 }
 
+extension TestServer {
+    /// A client in `store`, streaming, that has synced `bucket` (walked it, caught up) and goes on syncing.
+    func syncedClient(store: URL, token: String, bucket: String) async throws -> LockstepClient {
+        let client = try client(store: store, token: token, transport: .socket)
+        _ = try client.bucket(bucket)
+        await client.sync.start()
+        try await client.sync.waitUntilIdle()
+        return client
+    }
+}
+
 /// Waits until `condition` holds, checking every 20 ms; fails the wait after `timeout`.
 func eventually(
     _ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool
