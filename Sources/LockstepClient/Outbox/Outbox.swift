@@ -27,7 +27,7 @@ public struct Outbox: Sendable {
 
     private func changes(where condition: String) throws -> [OutboxChange] {
         try replica.database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE \(condition) ORDER BY id")
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM outbox WHERE \(condition) ORDER BY id"))
                 .map { try OutboxRow(row: $0).publicChange }
         }
     }
@@ -41,14 +41,14 @@ public struct Outbox: Sendable {
 
     /// Forgets the changes the server refused.
     public func dismissRejected() async throws {
-        try await replica.database.write { db in try db.execute(sql: "DELETE FROM outbox WHERE status = 'rejected'") }
+        try await replica.database.write { db in try db.executeCached(sql: "DELETE FROM outbox WHERE status = 'rejected'") }
     }
 }
 
 extension Replica {
     func cancel(changeID: String) async throws {
         try await write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE ccid = ?", arguments: [changeID])
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM outbox WHERE ccid = ?"), arguments: [changeID])
                 .map(OutboxRow.init)
             else { return [] }
             guard row.status == .queued else { throw LockstepClientError.alreadySent(changeID: changeID) }

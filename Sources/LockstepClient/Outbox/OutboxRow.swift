@@ -106,7 +106,7 @@ struct OutboxRow {
 
     static func all(_ db: Database, _ bucket: String, _ key: String) throws -> [OutboxRow] {
         try Row.fetchAll(
-            db, sql: "SELECT * FROM outbox WHERE bucket = ? AND key = ? AND status != 'rejected' ORDER BY id",
+            db.cachedStatement(sql: "SELECT * FROM outbox WHERE bucket = ? AND key = ? AND status != 'rejected' ORDER BY id"),
             arguments: [bucket, key]
         ).map(OutboxRow.init)
     }
@@ -114,7 +114,7 @@ struct OutboxRow {
     static func withChangeID(_ db: Database, _ bucket: String, _ changeIDs: [String]) throws -> OutboxRow? {
         for changeID in changeIDs {
             if let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM outbox WHERE bucket = ? AND ccid = ? AND status != 'rejected'",
+                db.cachedStatement(sql: "SELECT * FROM outbox WHERE bucket = ? AND ccid = ? AND status != 'rejected'"),
                 arguments: [bucket, changeID])
             {
                 return try OutboxRow(row: row)
@@ -124,21 +124,21 @@ struct OutboxRow {
     }
 
     static func delete(_ db: Database, id: Int64) throws {
-        try db.execute(sql: "DELETE FROM outbox WHERE id = ?", arguments: [id])
+        try db.executeCached(sql: "DELETE FROM outbox WHERE id = ?", arguments: [id])
     }
 
     static func deleteAll(_ db: Database, _ bucket: String, _ key: String) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "DELETE FROM outbox WHERE bucket = ? AND key = ? AND status != 'rejected'", arguments: [bucket, key])
     }
 
     static func setExpected(_ db: Database, id: Int64, _ expected: JSONObject?) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "UPDATE outbox SET expected = ? WHERE id = ?", arguments: [expected.map(LocalRecords.encode), id])
     }
 
     static func setStatus(_ db: Database, id: Int64, _ status: Status, error: Int? = nil, message: String? = nil) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "UPDATE outbox SET status = ?, error = ?, message = ? WHERE id = ?",
             arguments: [status.rawValue, error, message, id])
     }
@@ -161,13 +161,13 @@ struct OutboxRow {
         {
             let kept = max(priority.rawValue, queued["priority"] as Int)
             let earlier = try (queued["members"] as String?).map { try MemberEdits(json: JSONValue(parsing: $0)) } ?? MemberEdits()
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE outbox SET operation = ?, priority = ?, edit_time = COALESCE(?, edit_time), members = ? WHERE id = ?",
                 arguments: [operation.rawValue, kept, editTime, encode(earlier.followed(by: edits)), queued["id"] as Int64])
             changeID = queued["ccid"]
         } else {
             changeID = newChangeID()
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO outbox (bucket, key, ccid, operation, priority, status, edit_time, members, created_at)
                     VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)
@@ -184,7 +184,7 @@ struct OutboxRow {
 
     /// Queues a peer's change for the server, to be sent with the peer's ccid and edit time.
     static func enqueueCarried(_ db: Database, _ change: PeerChange) throws {
-        try db.execute(
+        try db.executeCached(
             sql: """
                 INSERT OR IGNORE INTO outbox
                     (bucket, key, ccid, operation, priority, status, edit_time, members, author, shared, created_at)

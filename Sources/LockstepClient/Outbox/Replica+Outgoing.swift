@@ -14,7 +14,7 @@ extension Replica {
             var outgoing: [JSONValue] = []
             if resend {
                 outgoing += try Row.fetchAll(
-                    db, sql: "SELECT * FROM outbox WHERE bucket = ? AND status = 'sent' ORDER BY id", arguments: [bucket]
+                    db.cachedStatement(sql: "SELECT * FROM outbox WHERE bucket = ? AND status = 'sent' ORDER BY id"), arguments: [bucket]
                 ).map { try OutboxRow(row: $0).wireJSON }
             }
             let queued = try Row.fetchAll(
@@ -43,7 +43,7 @@ extension Replica {
         try await database.read { db in
             try changeIDs.compactMap { changeID in
                 try Row.fetchOne(
-                    db, sql: "SELECT * FROM outbox WHERE bucket = ? AND ccid = ? AND status = 'sent'",
+                    db.cachedStatement(sql: "SELECT * FROM outbox WHERE bucket = ? AND ccid = ? AND status = 'sent'"),
                     arguments: [bucket, changeID]
                 ).map { try OutboxRow(row: $0).wireJSON }
             }
@@ -87,7 +87,7 @@ extension Replica {
             return .drop
         }
         row.status = .sent
-        try db.execute(
+        try db.executeCached(
             sql: "UPDATE outbox SET status = 'sent', diff = ?, source_version = ?, expected = ? WHERE id = ?",
             arguments: [row.diff.map { JSONSerializer().string($0.json) }, row.sourceVersion,
                         row.expected.map(LocalRecords.encode), row.id])
@@ -104,12 +104,16 @@ extension Replica {
         return edits.restricted(to: edits.members.filter { stamps[$0]?.changeID == row.changeID })
     }
 
-    /// The HTTP answer to `POST /changes` said our change was applied; its acknowledgement will
-    /// come through the change feed, in order with everything else.
-    func markAccepted(bucket: String, changeIDs: [String]) async throws {
+    /// The HTTP answer to `POST /changes` said these changes (each by its ccids) were applied;
+    /// their acknowledgements will come through the change feed, in order with everything else.
+    /// One transaction for the whole answer.
+    func markAccepted(bucket: String, _ changes: [[String]]) async throws {
+        guard !changes.isEmpty else { return }
         try await database.write { db in
-            if let row = try OutboxRow.withChangeID(db, bucket, changeIDs), row.status == .sent {
-                try OutboxRow.setStatus(db, id: row.id, .accepted)
+            for changeIDs in changes {
+                if let row = try OutboxRow.withChangeID(db, bucket, changeIDs), row.status == .sent {
+                    try OutboxRow.setStatus(db, id: row.id, .accepted)
+                }
             }
         }
     }
@@ -156,9 +160,9 @@ extension Replica {
         }
         let ghost = try LocalRecords.ghost(db, row.bucket, row.key)
         // The whole object carries every later edit too, so the queued change has nothing left.
-        try db.execute(
+        try db.executeCached(
             sql: "DELETE FROM outbox WHERE bucket = ? AND key = ? AND status = 'queued'", arguments: [row.bucket, row.key])
-        try db.execute(
+        try db.executeCached(
             sql: "UPDATE outbox SET full_data = ?, source_version = ?, expected = ? WHERE id = ?",
             arguments: [LocalRecords.encode(data), ghost?.version, LocalRecords.encode(data), row.id])
         outcome.sendMore = true
@@ -171,7 +175,7 @@ extension Replica {
         let ghost = try LocalRecords.ghost(db, row.bucket, row.key)
         try LocalRecords.setGhost(db, row.bucket, row.key, Ghost(version: ghost?.version ?? 0, data: [:], isDeleted: true))
         try OutboxRow.deleteAll(db, row.bucket, row.key)
-        try db.execute(
+        try db.executeCached(
             sql: "INSERT INTO outbox (bucket, key, ccid, operation, priority, status, edit_time, error, message, created_at) VALUES (?, ?, ?, ?, ?, 'rejected', ?, ?, ?, ?)",
             arguments: [row.bucket, row.key, row.changeID, row.operation.rawValue, row.priority.rawValue, row.editTime, code,
                         message, row.createdAt.timeIntervalSince1970])

@@ -67,11 +67,14 @@ struct PeerSession {
     }
 
     /// Sends the log from `want` on, then whatever it gains: local edits and changes from other
-    /// peers both signal the outbox.
+    /// peers both signal the outbox. While it runs, local writes log their own changes; what
+    /// was queued before is logged here.
     private func send(after want: Int64, to peer: String, sealer: PeerSealer, changesAfter generation: UInt64) async throws {
         var sealer = sealer
         var sentThrough = want
         var seen = generation
+        replica.peerLinks.opened(bucket: bucket)
+        defer { replica.peerLinks.closed(bucket: bucket) }
         repeat {
             try await replica.shareOwnChanges(bucket: bucket)
             while true {

@@ -14,19 +14,23 @@ extension Replica {
     /// server before this client does.
     func shareOwnChanges(bucket: String) async throws {
         let clientID = clientID
-        try await database.write { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM outbox WHERE bucket = ? AND author IS NULL AND shared = 0 AND status != 'rejected' ORDER BY id",
-                arguments: [bucket]
-            ).map(OutboxRow.init)
-            for row in rows {
-                let edits = try row.memberEdits(db)
-                let change = PeerChange(
-                    bucket: bucket, key: row.key, changeID: row.changeID, author: clientID, operation: row.operation,
-                    edits: edits, editTime: row.editTime)
-                try Self.log(db, change, source: nil)
-                try db.execute(sql: "UPDATE outbox SET shared = 1 WHERE id = ?", arguments: [row.id])
-            }
+        try await database.write { db in try Self.shareOwnChanges(db, bucket, key: nil, clientID: clientID) }
+    }
+
+    /// ``shareOwnChanges(bucket:)`` inside the caller's transaction, for one object or (`nil`) all.
+    static func shareOwnChanges(_ db: Database, _ bucket: String, key: String?, clientID: String) throws {
+        var sql = "SELECT * FROM outbox WHERE bucket = ? AND author IS NULL AND shared = 0 AND status != 'rejected'"
+        var arguments: StatementArguments = [bucket]
+        if let key {
+            sql += " AND key = ?"
+            arguments += [key]
+        }
+        for row in try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY id"), arguments: arguments).map(OutboxRow.init) {
+            let change = PeerChange(
+                bucket: bucket, key: row.key, changeID: row.changeID, author: clientID, operation: row.operation,
+                edits: try row.memberEdits(db), editTime: row.editTime)
+            try log(db, change, source: nil)
+            try db.executeCached(sql: "UPDATE outbox SET shared = 1 WHERE id = ?", arguments: [row.id])
         }
     }
 
@@ -49,7 +53,8 @@ extension Replica {
     /// The last position in `peer`'s log this client has taken in.
     func peerCursor(bucket: String, peer: String) async throws -> Int64 {
         try await database.read { db in
-            try Int64.fetchOne(db, sql: "SELECT seq FROM peer_cursors WHERE bucket = ? AND peer = ?", arguments: [bucket, peer]) ?? 0
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT seq FROM peer_cursors WHERE bucket = ? AND peer = ?"), arguments: [bucket, peer]) ?? 0
         }
     }
 
@@ -65,7 +70,7 @@ extension Replica {
             for logged in changes {
                 if let event = try Self.take(db, logged.change, from: peer, clientID: clientID) { events.append(event) }
             }
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO peer_cursors (bucket, peer, seq) VALUES (?, ?, ?)
                     ON CONFLICT (bucket, peer) DO UPDATE SET seq = max(seq, excluded.seq)
@@ -100,7 +105,7 @@ extension Replica {
     /// Logs a change for peers; `false` when it was logged before (this client has it).
     @discardableResult
     private static func log(_ db: Database, _ change: PeerChange, source: String?) throws -> Bool {
-        try db.execute(
+        try db.executeCached(
             sql: "INSERT OR IGNORE INTO peer_log (bucket, ccid, change, source) VALUES (?, ?, ?, ?)",
             arguments: [change.bucket, change.changeID, JSONSerializer().string(change.json), source])
         return db.changesCount > 0
@@ -110,13 +115,13 @@ extension Replica {
 
     func peerKey(bucket: String) throws -> String? {
         try database.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE name = ?", arguments: ["peerkey:" + bucket])
+            try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = ?"), arguments: ["peerkey:" + bucket])
         }
     }
 
     func setPeerKey(_ key: String, bucket: String) throws {
         try database.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", arguments: ["peerkey:" + bucket, key])
         }
     }

@@ -15,11 +15,11 @@ enum ClientDatabase {
         var configuration = Configuration()
         configuration.label = "LockstepClient"
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            // WAL alone is durable only at checkpoints; FULL syncs the log on every commit.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         let pool = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
+        // WAL alone is durable only at checkpoints; FULL syncs the log on every commit. Set on
+        // the pool's one writer connection once it is open: GRDB turns WAL on after
+        // `prepareDatabase` runs, and sets NORMAL as it does, so a pragma there is undone.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try migrator.migrate(pool)
         return pool
     }

@@ -25,7 +25,7 @@ struct Ghost: Equatable {
 enum LocalRecords {
     static func local(_ db: Database, _ bucket: String, _ key: String) throws -> LocalState {
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT data, deleted FROM objects WHERE bucket = ? AND key = ?", arguments: [bucket, key])
+            db.cachedStatement(sql: "SELECT data, deleted FROM objects WHERE bucket = ? AND key = ?"), arguments: [bucket, key])
         else { return .absent }
         if row["deleted"] as Bool { return .removed }
         return .present(try decode(row["data"]))
@@ -34,13 +34,13 @@ enum LocalRecords {
     static func setLocal(_ db: Database, _ bucket: String, _ key: String, _ state: LocalState) throws {
         switch state {
         case .absent:
-            try db.execute(sql: "DELETE FROM objects WHERE bucket = ? AND key = ?", arguments: [bucket, key])
+            try db.executeCached(sql: "DELETE FROM objects WHERE bucket = ? AND key = ?", arguments: [bucket, key])
         case .present(let data):
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT OR REPLACE INTO objects (bucket, key, data, deleted) VALUES (?, ?, ?, 0)",
                 arguments: [bucket, key, encode(data)])
         case .removed:
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT OR REPLACE INTO objects (bucket, key, data, deleted) VALUES (?, ?, NULL, 1)",
                 arguments: [bucket, key])
         }
@@ -48,7 +48,7 @@ enum LocalRecords {
 
     static func ghost(_ db: Database, _ bucket: String, _ key: String) throws -> Ghost? {
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT version, data, deleted FROM ghosts WHERE bucket = ? AND key = ?", arguments: [bucket, key])
+            db.cachedStatement(sql: "SELECT version, data, deleted FROM ghosts WHERE bucket = ? AND key = ?"), arguments: [bucket, key])
         else { return nil }
         let text: String? = row["data"]
         return Ghost(version: row["version"], data: try text.map(decode) ?? [:], isDeleted: row["deleted"])
@@ -57,7 +57,7 @@ enum LocalRecords {
     /// Writes a ghost. `walk` is the index walk that saw this version; a version that came
     /// from the change feed is marked -1 (seen live), which keeps it through the walk under way.
     static func setGhost(_ db: Database, _ bucket: String, _ key: String, _ ghost: Ghost, walk: Int64? = nil) throws {
-        try db.execute(
+        try db.executeCached(
             sql: """
                 INSERT INTO ghosts (bucket, key, version, data, deleted, walk) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (bucket, key) DO UPDATE SET version = excluded.version, data = excluded.data,
@@ -67,11 +67,11 @@ enum LocalRecords {
     }
 
     static func cursor(_ db: Database, _ bucket: String) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT cv FROM buckets WHERE name = ?", arguments: [bucket])
+        try String.fetchOne(db.cachedStatement(sql: "SELECT cv FROM buckets WHERE name = ?"), arguments: [bucket])
     }
 
     static func setCursor(_ db: Database, _ bucket: String, _ cv: String) throws {
-        try db.execute(sql: "UPDATE buckets SET cv = ? WHERE name = ?", arguments: [cv, bucket])
+        try db.executeCached(sql: "UPDATE buckets SET cv = ? WHERE name = ?", arguments: [cv, bucket])
     }
 
     static func encode(_ object: JSONObject) -> String {

@@ -23,7 +23,8 @@ enum MemberStamps {
     static func all(_ db: Database, _ bucket: String, _ key: String) throws -> [String: MemberStamp] {
         var stamps: [String: MemberStamp] = [:]
         for row in try Row.fetchAll(
-            db, sql: "SELECT member, time, clientid, ccid FROM stamps WHERE bucket = ? AND key = ?", arguments: [bucket, key])
+            db.cachedStatement(sql: "SELECT member, time, clientid, ccid FROM stamps WHERE bucket = ? AND key = ?"),
+            arguments: [bucket, key])
         {
             stamps[row["member"]] = MemberStamp(time: row["time"], clientID: row["clientid"], changeID: row["ccid"])
         }
@@ -32,7 +33,7 @@ enum MemberStamps {
 
     static func set(_ db: Database, _ bucket: String, _ key: String, members: some Sequence<String>, to stamp: MemberStamp) throws {
         for member in members {
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO stamps (bucket, key, member, time, clientid, ccid) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (bucket, key, member) DO UPDATE SET

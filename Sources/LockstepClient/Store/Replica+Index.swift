@@ -39,7 +39,8 @@ enum BucketPosition: Sendable, Equatable {
 extension Replica {
     func position(bucket: String) throws -> BucketPosition {
         try database.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT cv, walk_current, walk_mark FROM buckets WHERE name = ?", arguments: [bucket])
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT cv, walk_current, walk_mark FROM buckets WHERE name = ?"), arguments: [bucket])
             if let row, row["walk_current"] as String? != nil { return .index(mark: row["walk_mark"]) }
             if let cv = row?["cv"] as String? { return .changes(after: cv) }
             return .index(mark: nil)
@@ -49,7 +50,7 @@ extension Replica {
     /// Starts an index walk over: the server no longer knows our cursor (`cv:?`), or never did.
     func restartIndex(bucket: String) async throws {
         try await database.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE buckets SET walk_current = NULL, walk_mark = NULL, cv = NULL WHERE name = ?", arguments: [bucket])
         }
     }
@@ -63,14 +64,15 @@ extension Replica {
         let observed = events.isObserved(bucket)
         let events = try await database.write { db -> [BucketEvent] in
             if isFirst {
-                try db.execute(
+                try db.executeCached(
                     sql: "UPDATE buckets SET walk_id = walk_id + 1, walk_current = ?, walk_mark = NULL WHERE name = ?",
                     arguments: [page.current, bucket])
-                try db.execute(sql: "UPDATE ghosts SET walk = 0 WHERE bucket = ? AND walk = -1", arguments: [bucket])
+                try db.executeCached(sql: "UPDATE ghosts SET walk = 0 WHERE bucket = ? AND walk = -1", arguments: [bucket])
             }
-            let walk = try Int64.fetchOne(db, sql: "SELECT walk_id FROM buckets WHERE name = ?", arguments: [bucket]) ?? 0
+            let walk = try Int64.fetchOne(db.cachedStatement(sql: "SELECT walk_id FROM buckets WHERE name = ?"), arguments: [bucket]) ?? 0
             let anyPending = try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE bucket = ? AND status != 'rejected')", arguments: [bucket]) ?? false
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE bucket = ? AND status != 'rejected')"),
+                arguments: [bucket]) ?? false
             var events: [BucketEvent] = []
             for entry in page.entries {
                 if let event = try Self.takeIndexEntry(db, bucket, entry, walk: walk, checkPending: anyPending), observed {
@@ -78,7 +80,7 @@ extension Replica {
                 }
             }
             if let mark = page.mark {
-                try db.execute(sql: "UPDATE buckets SET walk_mark = ? WHERE name = ?", arguments: [mark, bucket])
+                try db.executeCached(sql: "UPDATE buckets SET walk_mark = ? WHERE name = ?", arguments: [mark, bucket])
                 return events
             }
             events += try Self.finishWalk(db, bucket, walk: walk)
@@ -92,19 +94,19 @@ extension Replica {
     private static func takeIndexEntry(_ db: Database, _ bucket: String, _ entry: IndexEntry, walk: Int64, checkPending: Bool) throws -> BucketEvent? {
         let ghost = try LocalRecords.ghost(db, bucket, entry.key)
         if let ghost, ghost.version == entry.version, !ghost.isDeleted {
-            try db.execute(sql: "UPDATE ghosts SET walk = ? WHERE bucket = ? AND key = ?", arguments: [walk, bucket, entry.key])
+            try db.executeCached(sql: "UPDATE ghosts SET walk = ? WHERE bucket = ? AND key = ?", arguments: [walk, bucket, entry.key])
             return nil
         }
         let server = Ghost(version: entry.version, data: entry.data, isDeleted: false)
-        return try resetObject(db, bucket, entry.key, to: server, walk: walk, checkPending: checkPending)
+        return try resetObject(db, bucket, entry.key, from: ghost, to: server, walk: walk, checkPending: checkPending)
     }
 
-    /// Makes `server` the ghost of `key` and rebuilds the local object from it plus the edits
-    /// not yet acknowledged.
+    /// Makes `server` the ghost of `key` (in place of `oldGhost`) and rebuilds the local object
+    /// from it plus the edits not yet acknowledged.
     static func resetObject(
-        _ db: Database, _ bucket: String, _ key: String, to server: Ghost, walk: Int64? = nil, checkPending: Bool = true
+        _ db: Database, _ bucket: String, _ key: String, from oldGhost: Ghost?, to server: Ghost, walk: Int64? = nil,
+        checkPending: Bool = true
     ) throws -> BucketEvent? {
-        let oldGhost = try LocalRecords.ghost(db, bucket, key)
         try LocalRecords.setGhost(db, bucket, key, server, walk: walk)
         let old = try LocalRecords.local(db, bucket, key)
         var pending = checkPending ? try OutboxRow.all(db, bucket, key) : []
@@ -128,15 +130,16 @@ extension Replica {
 
     /// The walk is over: its snapshot is the cursor, and what it did not see was removed.
     private static func finishWalk(_ db: Database, _ bucket: String, walk: Int64) throws -> [BucketEvent] {
-        try db.execute(
+        try db.executeCached(
             sql: "UPDATE buckets SET cv = walk_current, walk_current = NULL, walk_mark = NULL WHERE name = ?", arguments: [bucket])
         let gone = try String.fetchAll(
-            db, sql: "SELECT key FROM ghosts WHERE bucket = ? AND deleted = 0 AND walk NOT IN (?, -1)", arguments: [bucket, walk])
+            db.cachedStatement(sql: "SELECT key FROM ghosts WHERE bucket = ? AND deleted = 0 AND walk NOT IN (?, -1)"),
+            arguments: [bucket, walk])
         var events: [BucketEvent] = []
         for key in gone {
             let ghost = try LocalRecords.ghost(db, bucket, key)
             let removed = Ghost(version: ghost?.version ?? 0, data: [:], isDeleted: true)
-            if let event = try resetObject(db, bucket, key, to: removed) { events.append(event) }
+            if let event = try resetObject(db, bucket, key, from: ghost, to: removed) { events.append(event) }
         }
         return events
     }
@@ -153,7 +156,7 @@ extension Replica {
             } else {
                 server = Ghost(version: ghost?.version ?? 0, data: [:], isDeleted: true)
             }
-            return try Self.resetObject(db, bucket, key, to: server).map { [$0] } ?? []
+            return try Self.resetObject(db, bucket, key, from: ghost, to: server).map { [$0] } ?? []
         }
         outboxChanged.signal()
     }
@@ -163,7 +166,7 @@ extension Replica {
     /// Keeps the bucket options the server sent (`o:{…}`), for the app to read.
     func setOptions(bucket: String, _ json: String) async throws {
         try await database.write { db in
-            try db.execute(sql: "UPDATE buckets SET options = ? WHERE name = ?", arguments: [json, bucket])
+            try db.executeCached(sql: "UPDATE buckets SET options = ? WHERE name = ?", arguments: [json, bucket])
         }
     }
 }

@@ -15,31 +15,52 @@ struct ReceiveOutcome: Sendable {
     var acknowledged = false
 }
 
+/// Changes the server sent for one bucket, in feed order.
+struct ChangeBatch: Sendable {
+    var bucket: String
+    var changes: [RemoteChange]
+}
+
 extension Replica {
-    /// Takes in changes from the server, in feed order: acknowledgements of our changes,
-    /// other devices' changes, and errors for our changes.
-    func receive(bucket: String, _ changes: [RemoteChange]) async throws -> ReceiveOutcome {
+    /// Takes in changes from the server, each bucket's in feed order: acknowledgements of our
+    /// changes, other devices' changes, and errors for our changes. All of them in one
+    /// transaction, so a run of changes costs one flush, and a crash keeps all or none of them
+    /// (each cursor moves with the changes it follows). One outcome per batch, in order.
+    func receive(_ batches: [ChangeBatch]) async throws -> [ReceiveOutcome] {
         let clientID = clientID
-        let outcome = try await database.write { db in
-            var outcome = ReceiveOutcome()
+        let (outcomes, taken) = try await database.write { db in
+            var outcomes: [ReceiveOutcome] = []
             var events: [BucketEvent] = []
-            for change in changes {
-                if change.error != nil {
-                    events += try Self.takeError(db, bucket, change, into: &outcome)
-                    continue
-                }
-                if let row = try OutboxRow.withChangeID(db, bucket, change.changeIDs) {
-                    events += try Self.takeAcknowledgement(db, bucket, change, row, into: &outcome)
-                } else {
-                    events += try Self.takeRemote(db, bucket, change, clientID: clientID, into: &outcome)
-                }
-                if let cursor = change.cursor { try LocalRecords.setCursor(db, bucket, cursor) }
+            for batch in batches {
+                var outcome = ReceiveOutcome()
+                events += try Self.take(db, batch, clientID: clientID, into: &outcome)
+                outcomes.append(outcome)
             }
-            return (outcome, events)
+            return (outcomes, events)
         }
-        events.publish(outcome.1)
-        if outcome.0.sendMore || outcome.0.acknowledged { outboxChanged.signal() }
-        return outcome.0
+        events.publish(taken)
+        if outcomes.contains(where: { $0.sendMore || $0.acknowledged }) { outboxChanged.signal() }
+        return outcomes
+    }
+
+    private static func take(
+        _ db: Database, _ batch: ChangeBatch, clientID: String, into outcome: inout ReceiveOutcome
+    ) throws -> [BucketEvent] {
+        let bucket = batch.bucket
+        var events: [BucketEvent] = []
+        for change in batch.changes {
+            if change.error != nil {
+                events += try takeError(db, bucket, change, into: &outcome)
+                continue
+            }
+            if let row = try OutboxRow.withChangeID(db, bucket, change.changeIDs) {
+                events += try takeAcknowledgement(db, bucket, change, row, into: &outcome)
+            } else {
+                events += try takeRemote(db, bucket, change, clientID: clientID, into: &outcome)
+            }
+            if let cursor = change.cursor { try LocalRecords.setCursor(db, bucket, cursor) }
+        }
+        return events
     }
 
     /// Our change came back applied: the ghost moves to the version it made.

@@ -13,6 +13,8 @@ final class Replica: Sendable {
     let editTimes: any EditTimeSource
     /// Wakes the sync session when the outbox has something new to send.
     let outboxChanged: Wakeup
+    /// Buckets with a peer link open: local writes log their changes for peers at once.
+    let peerLinks = PeerLinks()
 
     init(directory: URL, editTimes: any EditTimeSource) throws {
         database = try ClientDatabase.open(directory: directory)
@@ -20,11 +22,11 @@ final class Replica: Sendable {
         outboxChanged = Wakeup()
         self.editTimes = editTimes
         clientID = try database.write { db in
-            if let existing = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'clientid'") {
+            if let existing = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = 'clientid'")) {
                 return existing
             }
             let created = "lockstep-swift-" + OutboxRow.newChangeID()
-            try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('clientid', ?)", arguments: [created])
+            try db.executeCached(sql: "INSERT INTO meta (name, value) VALUES ('clientid', ?)", arguments: [created])
             return created
         }
     }
@@ -35,19 +37,33 @@ final class Replica: Sendable {
         self.events.publish(events)
     }
 
+    /// A local write to `key` of `bucket`: `body` edits the object and queues its change, which
+    /// goes to the peer log in the same transaction while a peer link is open. Durable when it
+    /// returns; then the sync session (and any peer link) wakes to send it.
+    private func writeLocal(bucket: String, key: String, _ body: @Sendable @escaping (Database) throws -> [BucketEvent]) async throws {
+        let clientID = clientID
+        let peerLinks = peerLinks
+        try await write { db in
+            let events = try body(db)
+            if peerLinks.isLinked(bucket) { try Self.shareOwnChanges(db, bucket, key: key, clientID: clientID) }
+            return events
+        }
+        outboxChanged.signal()
+    }
+
     // MARK: Buckets
 
     /// Adds `bucket` to the buckets this store syncs; `true` when it was not there yet.
     @discardableResult
     func register(bucket: String) throws -> Bool {
         try database.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO buckets (name) VALUES (?)", arguments: [bucket])
+            try db.executeCached(sql: "INSERT OR IGNORE INTO buckets (name) VALUES (?)", arguments: [bucket])
             return db.changesCount > 0
         }
     }
 
     func bucketNames() throws -> [String] {
-        try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM buckets ORDER BY name") }
+        try database.read { db in try String.fetchAll(db.cachedStatement(sql: "SELECT name FROM buckets ORDER BY name")) }
     }
 
     // MARK: Reading
@@ -59,7 +75,7 @@ final class Replica: Sendable {
     func objects(bucket: String) throws -> [(key: String, object: JSONObject)] {
         try database.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT key, data FROM objects WHERE bucket = ? AND deleted = 0 ORDER BY key", arguments: [bucket]
+                db.cachedStatement(sql: "SELECT key, data FROM objects WHERE bucket = ? AND deleted = 0 ORDER BY key"), arguments: [bucket]
             ).map { row in (key: row["key"] as String, object: try LocalRecords.decode(row["data"])) }
         }
     }
@@ -70,7 +86,7 @@ final class Replica: Sendable {
     func put(bucket: String, key: String, object: JSONObject, priority: ChangePriority) async throws {
         let editTime = editTimes.serverTimeNow()
         let clientID = clientID
-        try await write { db in
+        try await writeLocal(bucket: bucket, key: key) { db in
             let old = try LocalRecords.local(db, bucket, key)
             let ghost = try LocalRecords.ghost(db, bucket, key)
             if old == .removed || ghost?.isDeleted == true {
@@ -82,14 +98,13 @@ final class Replica: Sendable {
             try Self.enqueueEdit(db, bucket, key, from: old.data ?? [:], to: object, priority: priority, at: editTime, by: clientID)
             return BucketEvent.between(old, new, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
         }
-        outboxChanged.signal()
     }
 
     /// Changes the local state of an existing object through `transform`.
     func update(bucket: String, key: String, priority: ChangePriority, _ transform: @Sendable @escaping (inout JSONObject) throws -> Void) async throws {
         let editTime = editTimes.serverTimeNow()
         let clientID = clientID
-        try await write { db in
+        try await writeLocal(bucket: bucket, key: key) { db in
             let old = try LocalRecords.local(db, bucket, key)
             switch old {
             case .removed: throw LockstepClientError.removed(bucket: bucket, key: key)
@@ -104,7 +119,6 @@ final class Replica: Sendable {
                 return BucketEvent.between(old, new, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
             }
         }
-        outboxChanged.signal()
     }
 
     /// Removes `key` locally (leaving a tombstone) and queues the removal for the server, unless
@@ -112,7 +126,7 @@ final class Replica: Sendable {
     func delete(bucket: String, key: String, priority: ChangePriority) async throws {
         let editTime = editTimes.serverTimeNow()
         let clientID = clientID
-        try await write { db in
+        try await writeLocal(bucket: bucket, key: key) { db in
             let old = try LocalRecords.local(db, bucket, key)
             guard case .present = old else {
                 if old == .removed { return [] }
@@ -129,7 +143,6 @@ final class Replica: Sendable {
             }
             return BucketEvent.between(old, .removed, bucket: bucket, key: key, origin: .local).map { [$0] } ?? []
         }
-        outboxChanged.signal()
     }
 }
 
@@ -148,7 +161,7 @@ extension Replica {
     /// Changes not yet acknowledged by the server.
     func pendingCount() throws -> Int {
         try database.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status != 'rejected'") ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM outbox WHERE status != 'rejected'")) ?? 0
         }
     }
 }

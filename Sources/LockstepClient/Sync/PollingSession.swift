@@ -41,7 +41,7 @@ struct PollingSession: Sendable {
                     try await replica.restartIndex(bucket: bucket)
                     continue
                 }
-                _ = try await context.take(bucket: bucket, changes)
+                _ = try await context.take([ChangeBatch(bucket: bucket, changes: changes)])
                 context.setLive(bucket, true)
             }
         }
@@ -77,16 +77,10 @@ struct PollingSession: Sendable {
                 continue
             }
             let results = try await api.post(bucket: bucket, changes: changes)
-            var failures: [RemoteChange] = []
-            for result in results {
-                if result.error == nil {
-                    try await replica.markAccepted(bucket: bucket, changeIDs: result.changeIDs)
-                } else {
-                    failures.append(result)
-                }
-            }
+            try await replica.markAccepted(bucket: bucket, results.filter { $0.error == nil }.map(\.changeIDs))
+            let failures = results.filter { $0.error != nil }
             if !failures.isEmpty {
-                let outcome = try await context.take(bucket: bucket, failures)
+                let outcome = try await context.take([ChangeBatch(bucket: bucket, changes: failures)])[0]
                 if outcome.retryLater {
                     try await Task.sleep(for: .seconds(1))
                     resend = true

@@ -10,6 +10,11 @@ import WSClient
 /// sync or `cv:<cursor>` to catch up; once caught up the outbox flows, one change in flight
 /// per object. Heartbeats (`h:<n>`) go out every interval; a connection silent for 2.5
 /// intervals is dropped so the loop can reconnect.
+///
+/// A reader takes frames off the socket as they arrive and queues them (``InboundFrames``);
+/// the session handles what queued while it wrote the last ones, and takes a run of changes on
+/// live channels (the server's announcements, our acknowledgements among them) in one
+/// transaction: one flush per run, however many changes it holds.
 struct SocketSession: Sendable {
     let context: SyncContext
     let buckets: [String]
@@ -57,13 +62,20 @@ struct SocketSession: Sendable {
             for (channel, bucket) in buckets.enumerated() {
                 send.yield("\(channel):init:\(initMessage(bucket))")
             }
+            let received = InboundFrames()
             group.addTask {
+                defer { received.finish() }
                 for try await message in inbound.messages(maxSize: 256 * 1024 * 1024) {
                     guard case .text(let text) = message else { continue }
                     let isClockAnswer = context.clockSocket.receive(text) // first: it stamps the arrival
                     lastHeard.withLock { $0 = .now }
                     if isClockAnswer { continue }
-                    try await receive(SocketFrame(text), send, phases)
+                    await received.append(text)
+                }
+            }
+            group.addTask {
+                while let frames = await received.takeAll() {
+                    try await receive(frames.map(SocketFrame.init), send, phases)
                 }
                 send.finish()
             }
@@ -79,6 +91,52 @@ struct SocketSession: Sendable {
         ]).description
     }
 
+    /// Handles frames in order, except that a run of changes on live channels is taken in one
+    /// transaction (acknowledgements of ours among them): one flush for the run, not one each.
+    private func receive(_ frames: [SocketFrame], _ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>) async throws {
+        var rest = frames[...]
+        while let first = rest.first {
+            let live = phases.withLock { $0 }
+            let run = rest.prefix { frame in
+                guard case .channel(let channel, "c", _) = frame, live.indices.contains(channel) else { return false }
+                return live[channel] == .live
+            }
+            if run.isEmpty {
+                try await receive(first, send, phases)
+                rest = rest.dropFirst()
+            } else {
+                try await receiveLive(run, send)
+                rest = rest.dropFirst(run.count)
+            }
+        }
+    }
+
+    /// `c:` frames of live channels: one transaction for all, each bucket's changes in order.
+    private func receiveLive(_ frames: ArraySlice<SocketFrame>, _ send: AsyncStream<String>.Continuation) async throws {
+        var channels: [Int] = []
+        var changes: [Int: [RemoteChange]] = [:]
+        for case .channel(let channel, _, let payload) in frames {
+            if changes[channel] == nil { channels.append(channel) }
+            changes[channel, default: []] += try RemoteChange.list(try JSONValue(parsing: payload))
+        }
+        let batches = channels.map { ChangeBatch(bucket: buckets[$0], changes: changes[$0] ?? []) }
+        let outcomes = try await context.take(batches)
+        for (channel, (batch, outcome)) in zip(channels, zip(batches, outcomes)) {
+            try await followUp(outcome, of: batch, channel: channel, send)
+        }
+    }
+
+    /// What a batch of changes left to do on the wire: whole objects to resend at once, and
+    /// changes the server failed for a moment to send again soon.
+    private func followUp(
+        _ outcome: ReceiveOutcome, of batch: ChangeBatch, channel: Int, _ send: AsyncStream<String>.Continuation
+    ) async throws {
+        for change in try await context.replica.outgoing(bucket: batch.bucket, changeIDs: outcome.resendFull) {
+            send.yield("\(channel):c:\(change)")
+        }
+        if outcome.retryLater { retrySoon(channel, batch.bucket, batch.changes, send) }
+    }
+
     private func receive(_ frame: SocketFrame, _ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>) async throws {
         guard case .channel(let channel, let command, let payload) = frame, buckets.indices.contains(channel) else { return }
         let bucket = buckets[channel]
@@ -92,21 +150,17 @@ struct SocketSession: Sendable {
         case "i":
             let page = try IndexPage(json: try JSONValue(parsing: payload))
             let first = try replica.position(bucket: bucket) == .index(mark: nil)
+            // The next page is asked for first: the server reads it while this one is written.
+            if let mark = page.mark { send.yield("\(channel):i:1:\(mark)::\(pageSize)") }
             let complete = try await replica.takeIndexPage(bucket: bucket, page, isFirst: first)
             context.progress.signal()
-            if complete {
-                try await start(channel, bucket, send, phases)
-            } else {
-                send.yield("\(channel):i:1:\(page.mark ?? "")::\(pageSize)")
-            }
+            if complete { try await start(channel, bucket, send, phases) }
         case "c":
-            let changes = try RemoteChange.list(try JSONValue(parsing: payload))
-            let outcome = try await context.take(bucket: bucket, changes)
-            for change in try await replica.outgoing(bucket: bucket, changeIDs: outcome.resendFull) {
-                send.yield("\(channel):c:\(change)")
-            }
+            let batch = ChangeBatch(bucket: bucket, changes: try RemoteChange.list(try JSONValue(parsing: payload)))
+            let outcome = try await context.take([batch])[0]
+            try await followUp(outcome, of: batch, channel: channel, send)
             if phases.withLock({ $0[channel] }) == .catchingUp {
-                if changes.count >= Self.catchUpPage, case .changes(let cursor) = try replica.position(bucket: bucket) {
+                if batch.changes.count >= Self.catchUpPage, case .changes(let cursor) = try replica.position(bucket: bucket) {
                     send.yield("\(channel):cv:\(cursor)")
                 } else {
                     phases.withLock { $0[channel] = .live }
@@ -117,7 +171,6 @@ struct SocketSession: Sendable {
                     }
                 }
             }
-            if outcome.retryLater { retrySoon(channel, bucket, changes, send) }
         case "cv":
             // `cv:?`: the server no longer knows our cursor.
             try await replica.restartIndex(bucket: bucket)

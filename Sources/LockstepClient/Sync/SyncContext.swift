@@ -53,12 +53,15 @@ struct SyncContext: Sendable {
         }
     }
 
-    /// Everything that follows from a batch of changes the server sent.
-    func take(bucket: String, _ changes: [RemoteChange]) async throws -> ReceiveOutcome {
-        let outcome = try await replica.receive(bucket: bucket, changes)
-        if !outcome.resync.isEmpty { try await resync(bucket: bucket, keys: outcome.resync) }
+    /// Everything that follows from changes the server sent, taken in one transaction; one
+    /// outcome per batch.
+    func take(_ batches: [ChangeBatch]) async throws -> [ReceiveOutcome] {
+        let outcomes = try await replica.receive(batches)
+        for (batch, outcome) in zip(batches, outcomes) where !outcome.resync.isEmpty {
+            try await resync(bucket: batch.bucket, keys: outcome.resync)
+        }
         progress.signal()
-        return outcome
+        return outcomes
     }
 }
 

@@ -23,15 +23,16 @@ struct BenchTarget: Sendable {
     let shareBucket: @Sendable (String) async throws -> Void
     let stop: @Sendable () async -> Void
 
-    /// Starts a server in this process over a fresh SQLite file, with default limits but for
-    /// the per-address connection cap: every benchmark client connects from 127.0.0.1.
-    static func inProcess() async throws -> BenchTarget {
+    /// Starts a server in this process over a fresh SQLite file, with `limits` (the defaults
+    /// unless given) but for the per-address connection cap: every benchmark client connects
+    /// from 127.0.0.1.
+    static func inProcess(limits: Limits = Limits()) async throws -> BenchTarget {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("lockstep.sqlite").path
         var logger = Logger(label: "lockstep-bench")
         logger.logLevel = .warning
-        var limits = Limits()
+        var limits = limits
         limits.maximumConnectionsPerAddress = 0
         let services = LockstepServices(store: try SQLiteStore(path: path), limits: limits, clock: ServerClockSource(), logger: logger)
         let app = try await services.accounts.createApp(name: "bench")

@@ -52,7 +52,8 @@ struct ClientBenchmark: AsyncParsableCommand {
 
         let seeding = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
-            let lanes = 4
+            // Many lanes at once, so that the server's writer commits them in groups.
+            let lanes = 64
             for lane in 0..<lanes {
                 group.addTask {
                     for index in stride(from: lane, to: objects, by: lanes) {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LockstepClient
 import LockstepCore
+import LockstepServer
 
 /// `lockstep bench peers`: two devices syncing one bucket directly over TCP on loopback,
 /// against the same two devices syncing through a server in this process, in the same run.
@@ -20,6 +21,9 @@ struct PeerBenchmark: AsyncParsableCommand {
     @Option(help: "Edits made one at a time, each timed until the other device sees it.")
     var edits = 200
 
+    @Option(help: "Messages the server reads per second from one streaming connection (0: no pace); by default the server's default.")
+    var messagesPerSecond: Double?
+
     struct Figures {
         var catchUp: Double
         var latencies: [Double]
@@ -30,7 +34,9 @@ struct PeerBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let target = try await BenchTarget.inProcess()
+        var limits = Limits()
+        if let messagesPerSecond { limits.messagesPerSecond = messagesPerSecond }
+        let target = try await BenchTarget.inProcess(limits: limits)
         try await target.shareBucket("items")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -42,7 +48,9 @@ struct PeerBenchmark: AsyncParsableCommand {
                 app: target.app, token: target.token, configuration: configuration)
         }
         let (writer, reader) = (try devices[0].bucket("items"), try devices[1].bucket("items"))
-        say("server: \(target.description)")
+        let pace = limits.messagesPerSecond > 0
+            ? "reading each connection at \(Int(limits.messagesPerSecond)) messages/s at most" : "reading connections unpaced"
+        say("server: \(target.description), \(pace)")
 
         // Through the server first, so that the changes queued in the peer phase do not slow it.
         for device in devices { await device.sync.start() }

@@ -34,14 +34,26 @@ func removeStore(_ directory: URL) {
 extension TestServer {
     /// A client of this server in `store`, syncing over `transport`, with quick retries.
     func client(
-        store: URL = temporaryStore(), token: String, transport: Transport = .polling, editTimes: any EditTimeSource = NoEditTimes()
+        store: URL = temporaryStore(), token: String, transport: Transport = .polling, editTimes: any EditTimeSource = NoEditTimes(),
+        indexPageSize: Int = 1000
     ) throws -> LockstepClient {
         var configuration = LockstepClient.Configuration(
             editTimes: editTimes, heartbeatInterval: .seconds(2), backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(500)),
-            pollingWindow: .seconds(3))
+            pollingWindow: .seconds(3), indexPageSize: indexPageSize)
         configuration.logger.logLevel = .warning
         if transport == .polling { configuration.socketURL = refusedSocketURL }
         return try LockstepClient(storeDirectory: store, server: baseURL, app: appID, token: token, configuration: configuration)
+    }
+}
+
+extension TestServer {
+    /// A client in `store`, streaming, that has synced `bucket` (walked it, caught up) and goes on syncing.
+    func syncedClient(store: URL, token: String, bucket: String) async throws -> LockstepClient {
+        let client = try client(store: store, token: token, transport: .socket)
+        _ = try client.bucket(bucket)
+        await client.sync.start()
+        try await client.sync.waitUntilIdle()
+        return client
     }
 }
 

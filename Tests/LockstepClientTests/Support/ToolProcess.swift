@@ -15,8 +15,13 @@ final class ToolProcess: Sendable {
 
     /// Starts the built program `executable` (beside `lockstep` in `.build`); `name` is for messages.
     static func launch(_ executable: String, name: String, arguments: [String]) throws -> ToolProcess {
+        try launch(at: LockstepTool.executable.deletingLastPathComponent().appendingPathComponent(executable), name: name, arguments: arguments)
+    }
+
+    /// Starts the program at `url`; `name` is for messages.
+    static func launch(at url: URL, name: String, arguments: [String]) throws -> ToolProcess {
         let process = Process()
-        process.executableURL = LockstepTool.executable.deletingLastPathComponent().appendingPathComponent(executable)
+        process.executableURL = url
         process.arguments = arguments
         let pipe = Pipe()
         process.standardInput = FileHandle.nullDevice
@@ -74,6 +79,17 @@ final class ToolProcess: Sendable {
 
     func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Kills the process and whatever it started: Foundation starts each process as the leader
+    /// of a process group of its own, which a shell's commands join.
+    func killGroup() {
+        if process.isRunning { Foundation.kill(-process.processIdentifier, SIGKILL) }
+    }
+
+    /// Every line so far that starts with `prefix`.
+    func lines(startingWith prefix: String) -> [String] {
+        lines.withLock { $0.seen.filter { $0.hasPrefix(prefix) } }
     }
 
     func exitStatus(within limit: Duration) async -> Int32? {

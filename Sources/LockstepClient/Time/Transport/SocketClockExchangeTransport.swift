@@ -9,9 +9,11 @@ import Synchronization
 /// route, no connection to open, and its stamps sit close to the wire: `t1` is read just
 /// before the frame is written (straight to the socket, not behind the session's queue of
 /// outgoing changes), `t4` as the answer comes off the socket, before the client looks at
-/// anything else. The session reads one frame at a time, so an answer that lands while it is
-/// still applying an earlier frame waits for it: that counts as delay, which widens the bar
-/// and makes the sample count for less, but cannot move the truth outside the bar.
+/// anything else. The socket's reader takes every frame off the socket as it arrives and
+/// queues the others for the session (``InboundFrames``), so an answer is stamped at once even
+/// while the session is writing earlier frames to the store. Only when that queue is full does
+/// the reader wait: then the wait counts as delay, which widens the bar and makes the sample
+/// count for less, but cannot move the truth outside the bar.
 ///
 /// ``LockstepClient`` wires one up for its ``LockstepClient/clock``: its socket session
 /// attaches while connected and hands every `t:` frame back.

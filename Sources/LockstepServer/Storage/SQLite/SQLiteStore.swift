@@ -27,12 +27,12 @@ public final class SQLiteStore: SyncStore {
             ?? ServerKey.loadOrCreate(path: URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("server.key").path).key
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            // WAL's default, NORMAL, can lose the last transactions on power loss; a sync
-            // server acknowledges writes, so every commit waits for the disk.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // WAL's default, NORMAL, can lose the last transactions on power loss; a sync server
+        // acknowledges writes, so every commit waits for the disk. Set on the pool's one writer
+        // connection once it is open: GRDB turns WAL on after `prepareDatabase` runs, and sets
+        // NORMAL as it does, so a pragma there is undone.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try SQLiteSchema.migrator.migrate(pool)
         try SQLiteSecurityUpkeep(serverKey: self.serverKey).run(in: pool)
     }
