@@ -37,8 +37,10 @@ struct LimitOptions: ParsableArguments {
     var outgoingBufferBytes: Int?
     @Option(name: .customLong("incoming-buffer-bytes"), help: "Bytes received from a streaming connection and not yet handled before the server stops reading it.")
     var incomingBufferBytes: Int?
-    @Option(name: .customLong("messages-per-second"), help: "Messages a streaming connection may send per second.")
+    @Option(name: .customLong("messages-per-second"), help: "Messages other than changes a streaming connection may send per second (default 500).")
     var messagesPerSecond: Double?
+    @Option(name: .customLong("changes-per-second"), help: "Changes a streaming connection may send per second (default 5000).")
+    var changesPerSecond: Double?
     @Option(name: .customLong("http-requests-per-second"), help: "HTTP requests one caller may make per second.")
     var httpRequestsPerSecond: Double?
     @Option(name: .customLong("account-requests-per-minute"), help: "create/ and authorize/ requests one address may make per minute.")
@@ -94,6 +96,7 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(outgoingBufferBytes, "LOCKSTEP_OUTGOING_BUFFER_BYTES") { limits.outgoingBufferBytes = value }
         if let value = try pick(incomingBufferBytes, "LOCKSTEP_INCOMING_BUFFER_BYTES") { limits.incomingBufferBytes = value }
         if let value = try pick(messagesPerSecond, "LOCKSTEP_MESSAGES_PER_SECOND") { limits.messagesPerSecond = value }
+        if let value = try pick(changesPerSecond, "LOCKSTEP_CHANGES_PER_SECOND") { limits.changesPerSecond = value }
         if let value = try pick(httpRequestsPerSecond, "LOCKSTEP_HTTP_REQUESTS_PER_SECOND") { limits.httpRequestsPerSecond = value }
         if let value = try pick(accountRequestsPerMinute, "LOCKSTEP_ACCOUNT_REQUESTS_PER_MINUTE") { limits.accountRequestsPerMinute = value }
         if let value = try pick(passwordAttemptsPerMinute, "LOCKSTEP_PASSWORD_ATTEMPTS_PER_MINUTE") { limits.passwordAttemptsPerMinute = value }

@@ -54,6 +54,10 @@ public struct Limits: Sendable, Equatable {
     /// Messages one streaming connection may send per second (a burst of twice as many is
     /// allowed); past it the server reads that connection's messages more slowly. 0 turns it off.
     public var messagesPerSecond = 500.0
+    /// Changes (`c:`) one streaming connection may send per second (a burst of twice as many);
+    /// past it the server reads them more slowly. Apart from ``messagesPerSecond``: a device
+    /// coming back online sends its backlog at once. 0 turns it off.
+    public var changesPerSecond = 5000.0
     /// HTTP requests one caller may make per second (bursts of twice as many). A caller is
     /// its token once the token has proved real, otherwise its address (see
     /// ``TrustedProxies``; IPv6 by /64). Release windows and keys are not counted: they are

@@ -28,6 +28,7 @@ struct SocketDispatcher {
         let readLimit = max(limits.maximumFrameBytes, limits.maximumMessageBytes)
         let clock = services.clock
         var pace = MessageRateLimiter(messagesPerSecond: limits.messagesPerSecond)
+        var changePace = MessageRateLimiter(messagesPerSecond: limits.changesPerSecond)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -41,7 +42,9 @@ struct SocketDispatcher {
                 }
             }
             while let received = try await inbox.next() {
-                let delay = pace.delay()
+                // Changes have a pace of their own: a device uploading its backlog sends
+                // thousands, held back anyway by the commits they wait for (ChangePipeline).
+                let delay = SocketMessage.isChange(received.message) ? changePace.delay() : pace.delay()
                 if delay > .zero { try await Task.sleep(for: delay) }
                 await handle(received.message, receivedAt: received.receivedAt)
             }

@@ -21,8 +21,8 @@ struct PeerBenchmark: AsyncParsableCommand {
     @Option(help: "Edits made one at a time, each timed until the other device sees it.")
     var edits = 200
 
-    @Option(help: "Messages the server reads per second from one streaming connection (0: no pace); by default the server's default.")
-    var messagesPerSecond: Double?
+    @Option(help: "Changes the server reads per second from one streaming connection (0: no pace); by default the server's default.")
+    var changesPerSecond: Double?
 
     struct Figures {
         var catchUp: Double
@@ -35,7 +35,7 @@ struct PeerBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         var limits = Limits()
-        if let messagesPerSecond { limits.messagesPerSecond = messagesPerSecond }
+        if let changesPerSecond { limits.changesPerSecond = changesPerSecond }
         let target = try await BenchTarget.inProcess(limits: limits)
         try await target.shareBucket("items")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-bench-\(UUID().uuidString)")
@@ -48,8 +48,8 @@ struct PeerBenchmark: AsyncParsableCommand {
                 app: target.app, token: target.token, configuration: configuration)
         }
         let (writer, reader) = (try devices[0].bucket("items"), try devices[1].bucket("items"))
-        let pace = limits.messagesPerSecond > 0
-            ? "reading each connection at \(Int(limits.messagesPerSecond)) messages/s at most" : "reading connections unpaced"
+        let pace = limits.changesPerSecond > 0
+            ? "reading each connection's changes at \(Int(limits.changesPerSecond))/s at most" : "reading changes unpaced"
         say("server: \(target.description), \(pace)")
 
         // Through the server first, so that the changes queued in the peer phase do not slow it.

@@ -69,7 +69,7 @@ final class ServerProcess: Sendable {
         let port = try port ?? BenchProcesses.freePort()
         let tool = try ToolProcess.launch(
             "lockstep", name: "server",
-            arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error", "--messages-per-second", "0",
+            arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error", "--messages-per-second", "0", "--changes-per-second", "0",
                 "--http-requests-per-second", "0"] + storeArguments)
         let server = ServerProcess(port: port, tool: tool)
         for _ in 0..<300 {

@@ -148,7 +148,7 @@ struct OnceInOrderTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let user = try await server.createUser()
-        let load = CPULoad(threads: 2)
+        let load = CPULoad(processes: 2)
         defer { load.stop() }
         for round in 0..<25 {
             let key = "doc\(round)"
@@ -190,22 +190,24 @@ struct OnceInOrderTests {
     }
 }
 
-/// Busy threads that keep the CPU loaded while a test runs.
+/// Busy processes that keep the CPU loaded while a test runs. They run at a lower priority
+/// (nice 10) than the tests, so they take the CPU the suite leaves idle without starving the
+/// tests that run beside this one of their timers.
 final class CPULoad: Sendable {
-    private let running = Mutex(true)
+    private let processes: [Process]
 
-    init(threads: Int) {
-        for _ in 0..<threads {
-            Thread.detachNewThread { [self] in
-                var spin: UInt64 = 0
-                while running.withLock({ $0 }) {
-                    for _ in 0..<100_000 { spin &+= 1 }
-                }
-            }
+    init(processes count: Int) {
+        processes = (0..<count).compactMap { _ in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
+            process.arguments = ["-n", "10", "/bin/sh", "-c", "while :; do :; done"]
+            return (try? process.run()) != nil ? process : nil
         }
     }
 
-    func stop() { running.withLock { $0 = false } }
+    func stop() {
+        for process in processes where process.isRunning { process.terminate() }
+    }
 }
 
 /// A reproducible random number generator (splitmix64).

@@ -41,9 +41,9 @@ enum RawBaseline {
     }
 
     private static func sqlite(path: String, rows: [Row], batch: Int) async throws -> BenchRate {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        let pool = try DatabasePool(path: path)
+        // Set on the writer once the pool is open: GRDB sets NORMAL when it turns WAL on.
+        try await pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         let started = ContinuousClock.now
         for chunk in stride(from: 0, to: rows.count, by: batch) {
             let part = Array(rows[chunk..<min(chunk + batch, rows.count)])

@@ -28,7 +28,7 @@ enum ServerLoad {
         let port = try BenchProcesses.freePort()
         let server = Process()
         let serve = ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error",
-            "--http-requests-per-second", "0", "--messages-per-second", "0", "--max-connections-per-address", "0"] + fresh.serveArguments
+            "--http-requests-per-second", "0", "--messages-per-second", "0", "--changes-per-second", "0", "--max-connections-per-address", "0"] + fresh.serveArguments
         if let command = wrapper.first {
             server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             server.arguments = [command] + wrapper.dropFirst() + [Bundle.main.executableURL!.path] + serve
