@@ -157,13 +157,18 @@ enum PostgresSchema {
         ],
     ]
 
-    /// "Lockstep" in ASCII: the advisory lock that serializes migrations across nodes.
-    static let migrationLock: Int64 = 0x4c6f_636b_7374_6570
+    /// Takes the advisory lock that serializes migrations across the nodes of one schema, for
+    /// the rest of the transaction. One lock per schema: stores in other schemas of the same
+    /// database (tests, benchmarks, other deployments) never wait for each other.
+    static func lockMigrations(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws {
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtext('lockstep migrations'), hashtext(\(schema ?? "public")))", logger: logger)
+    }
 
     static func migrate(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws {
         try await connection.query("BEGIN", logger: logger)
         do {
-            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await lockMigrations(connection, schema: schema, logger: logger)
             if let schema {
                 // `schema` is a checked plain identifier (see `Configuration`), so quoting it is enough.
                 try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: "\"\(schema)\"")", logger: logger)

@@ -12,6 +12,7 @@ import PostgresNIO
 /// up-to-date database takes no lock at all.
 struct PostgresSecurityUpkeep {
     let serverKey: ServerKey
+    let schema: String?
     let logger: Logger
 
     func run(on connection: PostgresConnection) async throws {
@@ -19,7 +20,7 @@ struct PostgresSecurityUpkeep {
         guard try await hasWork(connection) else { return }
         try await connection.query("BEGIN", logger: logger)
         do {
-            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+            try await PostgresSchema.lockMigrations(connection, schema: schema, logger: logger)
             try await canonicalizeUsernames(connection)
             try await sealPeerSecrets(connection)
             try await sealPasswordHashes(connection)

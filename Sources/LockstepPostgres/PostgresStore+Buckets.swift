@@ -47,44 +47,59 @@ extension PostgresStore {
     public func index(_ scope: BucketScope, _ query: IndexQuery) async throws -> IndexPage {
         let current = try await currentVersion(of: scope)
         let snapshot = query.snapshot ?? current.sequence
-        let found = try await rows("""
-            SELECT key, version, sequence, deleted, history_from, CASE WHEN \(query.includeData) THEN data END FROM objects
-            WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND key > \(query.afterKey ?? "")
-                AND (NOT deleted OR sequence > \(snapshot))
+        // Unchanged since the snapshot: an object's latest change is its place.
+        let unchanged = try await rows("""
+            SELECT key, version, sequence, CASE WHEN \(query.includeData) THEN data END FROM objects
+            WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND NOT deleted
+                AND sequence <= \(snapshot) AND sequence < \(query.before ?? .max)
                 AND (\(query.changedAfter)::BIGINT IS NULL OR sequence > \(query.changedAfter))
-            ORDER BY key LIMIT \(query.limit + 1)
-            """).map { row in try row.decode((String, Int, Int64, Bool, Int, String?).self) }
-        var entries: [IndexPage.Entry] = []
-        for (key, version, sequence, deleted, historyFrom, data) in found.prefix(query.limit) {
-            guard sequence > snapshot else {
-                entries.append(IndexPage.Entry(key: key, version: version, data: try data.map(StoredValueCoding.object)))
-                continue
-            }
-            let lastChange = try await rows("""
-                SELECT end_version, operation FROM changes
-                WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND key = \(key)
-                    AND sequence <= \(snapshot)
-                ORDER BY sequence DESC LIMIT 1
-                """).first.map { row in
-                let (version, operation) = try row.decode((Int, String).self)
-                return (version: version, isRemoval: operation == ChangeRecord.Operation.remove.rawValue)
-            }
-            guard let listed = IndexAsOf.version(lastChange: lastChange, historyFrom: historyFrom, current: (version, deleted)) else {
-                continue
-            }
-            guard query.includeData else {
-                entries.append(IndexPage.Entry(key: key, version: listed, data: nil))
-                continue
-            }
-            guard let object = try await object(scope, key: key) else { continue }
-            if let data = try await timeline(ObjectAddress(scope: scope, key: key), from: listed, through: listed)?.data(at: listed) {
-                entries.append(IndexPage.Entry(key: key, version: listed, data: data))
-            } else if !object.isDeleted {
-                // That version could not be rebuilt: the latest stands in.
-                entries.append(IndexPage.Entry(key: key, version: object.version, data: object.data))
-            }
+            ORDER BY sequence DESC LIMIT \(query.limit + 1)
+            """).map { row in
+            let (key, version, sequence, data) = try row.decode((String, Int, Int64, String?).self)
+            return IndexAsOf.Candidate(place: sequence, entry: IndexPage.Entry(key: key, version: version, data: try data.map(StoredValueCoding.object)))
         }
-        return IndexPage(current: current, entries: entries, nextAfterKey: found.count > query.limit ? found[query.limit - 1].0 : nil)
+        // Changed since: placed where the snapshot had them.
+        var changed: [IndexAsOf.Candidate] = []
+        for row in try await rows("""
+            SELECT o.key, o.version, o.deleted, o.history_from, c.sequence, c.end_version, c.operation FROM objects o
+            LEFT JOIN LATERAL (
+                SELECT sequence, end_version, operation FROM changes
+                WHERE app_id = o.app_id AND owner = o.owner AND bucket = o.bucket AND key = o.key AND sequence <= \(snapshot)
+                ORDER BY sequence DESC LIMIT 1
+            ) c ON true
+            WHERE o.app_id = \(scope.appID) AND o.owner = \(scope.ownerKey) AND o.bucket = \(scope.bucket) AND o.sequence > \(snapshot)
+            """)
+        {
+            let (key, version, deleted, historyFrom, sequence, endVersion, operation) = try row.decode(
+                (String, Int, Bool, Int, Int64?, Int?, String?).self)
+            let lastChange = sequence.flatMap { sequence in
+                endVersion.map { (sequence: sequence, version: $0, isRemoval: operation == ChangeRecord.Operation.remove.rawValue) }
+            }
+            guard let (place, listed) = IndexAsOf.place(lastChange: lastChange, historyFrom: historyFrom, current: (version, deleted)),
+                place < query.before ?? .max, place > query.changedAfter ?? -1
+            else { continue }
+            changed.append(IndexAsOf.Candidate(place: place, entry: IndexPage.Entry(key: key, version: listed, data: nil)))
+        }
+        let page = IndexAsOf.page(unchanged: unchanged, changed: changed, limit: query.limit)
+        var entries: [IndexPage.Entry] = []
+        for candidate in page.entries {
+            var entry = candidate.entry
+            if query.includeData && entry.data == nil {
+                guard let object = try await object(scope, key: entry.key) else { continue }
+                if let data = try await timeline(ObjectAddress(scope: scope, key: entry.key), from: entry.version, through: entry.version)?
+                    .data(at: entry.version)
+                {
+                    entry.data = data
+                } else if !object.isDeleted {
+                    // That version could not be rebuilt: the latest stands in.
+                    entry = IndexPage.Entry(key: entry.key, version: object.version, data: object.data)
+                } else {
+                    continue
+                }
+            }
+            entries.append(entry)
+        }
+        return IndexPage(current: current, entries: entries, nextBefore: page.nextBefore)
     }
 
     public func appFeed(appID: String, bucket: String, after cursor: Int64, limit: Int) async throws -> [AppFeedEntry] {

@@ -72,7 +72,7 @@ public final class PostgresStore: SyncStore {
             } catch {
                 throw PostgresStoreError.cannotConnect("\(configuration.redactedDescription): \(Self.describe(error))")
             }
-            try await PostgresSecurityUpkeep(serverKey: serverKey, logger: logger).run(on: connection)
+            try await PostgresSecurityUpkeep(serverKey: serverKey, schema: configuration.schema, logger: logger).run(on: connection)
         } catch {
             try? await connection.close()
             throw error

@@ -75,19 +75,19 @@ def scenario():
     except requests.HTTPError as error:
         expect(error.response.status_code == 410, "writing a removed object gets 410, not %s" % error.response.status_code)
 
-    # Index paging: in key order, the same current on every page, mark only while more remain.
+    # Index paging: newest first, the same current on every page, mark only while more remain.
     bucket = Bucket(APP, second, uuid.uuid4().hex, host=HOST, scheme="http")
     for i in range(5):
         bucket.post("item%d" % i, {"x": i})
     first = bucket.index(limit=2)
-    expect([e["id"] for e in first["index"]] == ["item0", "item1"] and "mark" in first, "first page: %r" % first)
+    expect([e["id"] for e in first["index"]] == ["item4", "item3"] and "mark" in first, "first page: %r" % first)
     bucket.post("item4", {"x": 100})  # a write during the walk must not change the walk's current
     page = bucket.index(limit=2, mark=first["mark"])
     expect(page["current"] == first["current"], "every page repeats the first page's current")
-    expect([e["id"] for e in page["index"]] == ["item2", "item3"], "second page: %r" % page)
+    expect([e["id"] for e in page["index"]] == ["item2", "item1"], "second page: %r" % page)
     last = bucket.index(limit=2, mark=page["mark"])
     expect(last["current"] == first["current"] and "mark" not in last, "last page: %r" % last)
-    expect([e["id"] for e in last["index"]] == ["item4"], "last page: %r" % last)
+    expect([e["id"] for e in last["index"]] == ["item0"], "last page: %r" % last)
     # What changed during the walk comes from the feed after the walk's current.
     during = bucket.changes(cv=first["current"], timeout=10)
     expect([(c["id"], c["ev"]) for c in during] == [("item4", 2)], "changes during the walk: %r" % during)

@@ -3,8 +3,8 @@ import LockstepCore
 /// The index response both protocols share (`GET /index` and the streaming `i:`):
 /// `{"current","index":[{"id","v","d"?}],"mark"?}`.
 ///
-/// A walk lists every object that existed when it began, in key order, each at its version as
-/// of then (see ``IndexPage``). Every page of one walk reports the same `current`: the first
+/// A walk lists every object that existed when it began, newest change first, each at its
+/// version as of then (see ``IndexPage``). Every page of one walk reports the same `current`: the first
 /// page takes the bucket's change version and its `mark` carries it to the next pages, so a
 /// client that follows from `current` after the walk receives every change made while it was
 /// walking, each against the version it indexed.
@@ -32,10 +32,10 @@ enum IndexResponse {
         let page = try await store.index(
             scope,
             IndexQuery(
-                snapshot: walk?.snapshot.sequence, afterKey: walk?.afterKey, changedAfter: changedAfter, limit: limit,
+                snapshot: walk?.snapshot.sequence, before: walk?.before, changedAfter: changedAfter, limit: limit,
                 includeData: includeData))
         let current = walk?.snapshot ?? page.current
-        return Page(json: json(page, current: current), current: current, isLast: page.nextAfterKey == nil)
+        return Page(json: json(page, current: current), current: current, isLast: page.nextBefore == nil)
     }
 
     static func json(_ page: IndexPage, current: ChangeVersion) -> JSONValue {
@@ -47,30 +47,33 @@ enum IndexResponse {
                 return .object(item)
             }),
         ]
-        if let next = page.nextAfterKey {
-            fields["mark"] = .string(IndexMark(snapshot: current, afterKey: next).description)
+        if let next = page.nextBefore {
+            fields["mark"] = .string(IndexMark(snapshot: current, before: next).description)
         }
         return .object(fields)
     }
 }
 
-/// An index page's `mark`: the walk's snapshot version (24 hex digits) followed by the key the
-/// next page starts after. Keys never hold a `:`, so the mark fits an `i:` request as it is.
+/// An index page's `mark`: the walk's snapshot version (24 hex digits) and the place the next
+/// page starts below (16 hex digits).
 struct IndexMark {
     var snapshot: ChangeVersion
-    var afterKey: String
+    var before: Int64
 
-    init(snapshot: ChangeVersion, afterKey: String) {
+    init(snapshot: ChangeVersion, before: Int64) {
         self.snapshot = snapshot
-        self.afterKey = afterKey
+        self.before = before
     }
 
     init?(_ text: String) {
-        guard text.utf8.count > 24, let snapshot = ChangeVersion(text.prefix(24)) else { return nil }
-        let key = String(text.dropFirst(24))
-        guard EntityName.isValid(key) else { return nil }
-        self.init(snapshot: snapshot, afterKey: key)
+        guard text.utf8.count == 40, let snapshot = ChangeVersion(text.prefix(24)),
+            let before = UInt64(text.suffix(16), radix: 16), before <= UInt64(Int64.max)
+        else { return nil }
+        self.init(snapshot: snapshot, before: Int64(before))
     }
 
-    var description: String { snapshot.description + afterKey }
+    var description: String {
+        let digits = String(UInt64(before), radix: 16)
+        return snapshot.description + String(repeating: "0", count: 16 - digits.count) + digits
+    }
 }

@@ -1,20 +1,48 @@
-/// Which version of an object an index walk lists when the object changed after the walk's
-/// snapshot (see ``IndexPage``): the rule both stores apply.
+/// How an index walk lists a bucket as it stood at the walk's snapshot, newest change first,
+/// whatever changes between its pages: the rules both stores apply (see ``IndexPage``).
+///
+/// Each object that existed at the snapshot has a place in the walk: the feed sequence of its
+/// last change at or before the snapshot. For an object unchanged since, that is its latest
+/// change; for one changed since, its history says. Pages follow places downwards, so nothing
+/// moves between pages and every object is listed once.
 package enum IndexAsOf {
-    /// The version to list; `nil` when the object is not listed (it did not exist at the
-    /// snapshot, or was removed by then).
+    /// One object a page may list, at its place.
+    package struct Candidate: Sendable {
+        package var place: Int64
+        package var entry: IndexPage.Entry
+
+        package init(place: Int64, entry: IndexPage.Entry) {
+            self.place = place
+            self.entry = entry
+        }
+    }
+
+    /// The place and version as of the snapshot of an object changed since; `nil` when it is
+    /// not listed (it did not exist at the snapshot, or was removed by then).
     ///
     /// - Parameters:
     ///   - lastChange: the object's last change at or before the snapshot, if the store still has it.
     ///   - historyFrom: the oldest version the store can rebuild (0: from its creation).
     ///   - current: the object's latest version, and whether that is a removal.
-    package static func version(lastChange: (version: Int, isRemoval: Bool)?, historyFrom: Int, current: (version: Int, isDeleted: Bool))
-        -> Int?
-    {
-        if let lastChange { return lastChange.isRemoval ? nil : lastChange.version }
+    package static func place(
+        lastChange: (sequence: Int64, version: Int, isRemoval: Bool)?, historyFrom: Int, current: (version: Int, isDeleted: Bool)
+    ) -> (place: Int64, version: Int)? {
+        if let lastChange { return lastChange.isRemoval ? nil : (lastChange.sequence, lastChange.version) }
         // No change at or before the snapshot: the object was created after it, unless that
-        // part of its history was pruned, when its latest version stands in.
+        // part of its history was pruned; then its latest version stands in, at the walk's end.
         guard historyFrom > 0, !current.isDeleted else { return nil }
-        return current.version
+        return (0, current.version)
+    }
+
+    /// The page: the candidates unchanged since the snapshot (newest first, at most `limit + 1`
+    /// of them) and those changed since, merged by place, newest first; and the place the next
+    /// page starts below, `nil` after the last. Objects whose place history no longer says
+    /// (place 0) all come on the last page.
+    package static func page(unchanged: [Candidate], changed: [Candidate], limit: Int) -> (entries: [Candidate], nextBefore: Int64?) {
+        let merged = (unchanged + changed).sorted { $0.place > $1.place }
+        let hasMore = merged.count > limit && merged[limit].place > 0
+        guard hasMore else { return (merged, nil) }
+        let page = Array(merged.prefix(limit))
+        return (page, page.last?.place)
     }
 }

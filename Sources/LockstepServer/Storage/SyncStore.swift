@@ -109,31 +109,31 @@ public struct IndexQuery: Sendable {
     /// List the objects as they stood at this feed sequence, so that every page of one walk
     /// describes the same moment; `nil` for the current state (the first page's `current`).
     public var snapshot: Int64?
-    /// Continue after this key, the last of an earlier page.
-    public var afterKey: String?
+    /// Continue below this place (see ``IndexPage``), where an earlier page ended.
+    public var before: Int64?
     /// Only objects changed after this sequence (`since`).
     public var changedAfter: Int64?
     public var limit: Int
     public var includeData: Bool
 
-    public init(snapshot: Int64? = nil, afterKey: String? = nil, changedAfter: Int64? = nil, limit: Int, includeData: Bool) {
+    public init(snapshot: Int64? = nil, before: Int64? = nil, changedAfter: Int64? = nil, limit: Int, includeData: Bool) {
         self.snapshot = snapshot
-        self.afterKey = afterKey
+        self.before = before
         self.changedAfter = changedAfter
         self.limit = limit
         self.includeData = includeData
     }
 }
 
-/// A page of an index walk: objects in key order, each at its version as of the walk's
-/// snapshot.
+/// A page of an index walk: objects newest change first (as Simperium lists them), each at
+/// its version as of the walk's snapshot.
 ///
 /// Every object that existed at the snapshot is on exactly one page of the walk, whatever
-/// changes meanwhile: pages follow keys, not the objects' latest changes, and an object
-/// changed (or removed) after the snapshot is listed at its version as of the snapshot (or,
-/// when that version was pruned, at its current one), so the changes after `current` that
-/// the client then receives apply to what it indexed. Objects created after the snapshot are
-/// not listed: they arrive as changes.
+/// changes meanwhile: an object's place is its last change at or before the snapshot (see
+/// ``IndexAsOf``), not its latest, and an object changed (or removed) after the snapshot is
+/// listed at its version as of the snapshot (or, when that version was pruned, at its current
+/// one), so the changes after `current` that the client then receives apply to what it
+/// indexed. Objects created after the snapshot are not listed: they arrive as changes.
 public struct IndexPage: Sendable {
     public struct Entry: Sendable, Equatable {
         public var key: String
@@ -149,13 +149,13 @@ public struct IndexPage: Sendable {
 
     public var current: ChangeVersion
     public var entries: [Entry]
-    /// The key the next page starts after; `nil` on the last page.
-    public var nextAfterKey: String?
+    /// The place the next page starts below; `nil` on the last page.
+    public var nextBefore: Int64?
 
-    public init(current: ChangeVersion, entries: [Entry], nextAfterKey: String?) {
+    public init(current: ChangeVersion, entries: [Entry], nextBefore: Int64?) {
         self.current = current
         self.entries = entries
-        self.nextAfterKey = nextAfterKey
+        self.nextBefore = nextBefore
     }
 }
 

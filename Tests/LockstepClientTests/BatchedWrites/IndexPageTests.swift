@@ -19,19 +19,20 @@ struct IndexPageTests {
         try await other.sync.waitUntilIdle()
         await other.close()
 
-        // Pages of ten, in key order: the disk fails at the sixth object of the second page.
+        // Pages of ten, newest change first (k-34 … k-25, then k-24 …): the disk fails at the
+        // sixth object of the second page.
         let store = temporaryStore()
         defer { removeStore(store) }
         let device = try server.client(store: store, token: token, transport: transport, indexPageSize: 10)
         _ = try device.bucket(Self.bucket)
-        let failing = try await FailingGhostWrites.install(on: device, key: "k-15")
+        let failing = try await FailingGhostWrites.install(on: device, key: "k-19")
         await device.sync.start()
         try await eventually("the second page was tried twice") { failing.attempts >= 2 }
         let stuck = try StoreSnapshot.read(store, bucket: Self.bucket)
         #expect(stuck.cursor == nil)
         #expect(stuck.walkMark != nil)
-        #expect(stuck.ghosts.keys.sorted() == Array(keys.prefix(10)), "the first page whole, nothing of the second")
-        #expect(stuck.objects.keys.sorted() == Array(keys.prefix(10)))
+        #expect(stuck.ghosts.keys.sorted() == Array(keys.suffix(10)), "the first page whole, nothing of the second")
+        #expect(stuck.objects.keys.sorted() == Array(keys.suffix(10)))
 
         try await FailingGhostWrites.remove(from: device)
         try await device.sync.waitUntilIdle()

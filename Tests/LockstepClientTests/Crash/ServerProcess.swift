@@ -72,7 +72,8 @@ final class ServerProcess: Sendable {
             arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error", "--messages-per-second", "0", "--changes-per-second", "0",
                 "--http-requests-per-second", "0"] + storeArguments)
         let server = ServerProcess(port: port, tool: tool)
-        for _ in 0..<300 {
+        // Generous: the whole suite runs beside it, on two cores.
+        for _ in 0..<1200 {
             if (try? await server.get("/health").status) == 200 { return server }
             try await Task.sleep(for: .milliseconds(50))
         }

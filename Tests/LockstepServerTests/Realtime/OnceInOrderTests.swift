@@ -197,16 +197,23 @@ final class CPULoad: Sendable {
     private let processes: [Process]
 
     init(processes count: Int) {
+        // Each loop also ends when the test process is gone, and none holds its output: a
+        // loop left behind would keep `swift test` waiting on the test's pipe for ever.
+        let parent = ProcessInfo.processInfo.processIdentifier
         processes = (0..<count).compactMap { _ in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-            process.arguments = ["-n", "10", "/bin/sh", "-c", "while :; do :; done"]
+            process.arguments = ["-n", "10", "/bin/sh", "-c", "while kill -0 \(parent) 2>/dev/null; do :; done"]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
             return (try? process.run()) != nil ? process : nil
         }
     }
 
     func stop() {
-        for process in processes where process.isRunning { process.terminate() }
+        // SIGKILL: a child started by Foundation's Process may have SIGTERM blocked.
+        for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
 

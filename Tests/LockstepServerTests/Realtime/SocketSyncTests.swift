@@ -151,7 +151,7 @@ struct SocketSyncTests {
             let page = try await client.json(after: "0:i:")
             pages.append(page)
             mark = page["mark"]?.stringValue ?? ""
-            // Writes in the middle of the walk: a new object, and a change to one already listed.
+            // Writes in the middle of the walk: a new object, and a change to one not yet listed.
             _ = try await user.request("POST", "note/i/w\(pages.count)", body: ["during": true])
             if pages.count == 1 { _ = try await user.request("POST", "note/i/n1", body: ["n": 100]) }
         } while !mark.isEmpty
@@ -159,7 +159,7 @@ struct SocketSyncTests {
         let current = try #require(pages[0]["current"]?.stringValue)
         #expect(pages.allSatisfy { $0["current"]?.stringValue == current }, "one walk, one current")
         let listed = pages.flatMap { $0["index"]?.arrayValue ?? [] }
-        #expect(listed.map { $0["id"]?.stringValue } == (1...7).map { "n\($0)" }, "every object once, in key order, none created later")
+        #expect(listed.map { $0["id"]?.stringValue } == (1...7).reversed().map { "n\($0)" }, "every object once, newest first, none created later")
         #expect(listed.allSatisfy { $0["v"] == 1 && $0["d"]?["n"] != nil && $0["d"]?["n"] != 100 }, "each as of current")
 
         // The walk plus the changes after its current make the whole bucket.

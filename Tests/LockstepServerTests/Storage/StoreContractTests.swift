@@ -115,8 +115,8 @@ struct StoreContractTests {
         }
     }
 
-    /// Every object that existed when a walk began is on exactly one page, at its version as
-    /// of then, whatever changes between the pages.
+    /// Every object that existed when a walk began is on exactly one page, newest change
+    /// first, at its version as of then, whatever changes between the pages.
     @Test(arguments: StoreKind.allCases)
     func indexPagesKeepTheirSnapshot(_ kind: StoreKind) async throws {
         try await TestStores.with(kind) { store in
@@ -128,36 +128,36 @@ struct StoreContractTests {
             let first = try await store.index(scope, IndexQuery(limit: 2, includeData: true))
             #expect(first.current.sequence == 6)
             #expect(first.entries == [
-                IndexPage.Entry(key: "a", version: 1, data: ["name": "a"]), IndexPage.Entry(key: "c", version: 1, data: ["name": "c"]),
+                IndexPage.Entry(key: "e", version: 1, data: ["name": "e"]), IndexPage.Entry(key: "d", version: 1, data: ["name": "d"]),
             ])
-            #expect(first.nextAfterKey == "c")
+            #expect(first.nextBefore == 4)
 
-            // Changes during the walk move nothing between pages: "d" changed and "e" removed are
-            // still listed as they were at the snapshot; "f", created since, is not.
+            // Changes during the walk move nothing between pages: "a", changed, keeps its place
+            // and its version as of the snapshot; "d" (changed) and "e" (removed) were listed
+            // already and are not again; "f", created since, is not listed.
             try await writer.commit("a", ["name": "A"])  // 7
             try await writer.commit("d", ["name": "D"])  // 8
             try StoreWriter.committed(try await writer.remove("e"))  // 9
             try await writer.commit("f", ["name": "f"])  // 10
             for includeData in [true, false] {
-                let second = try await store.index(scope, IndexQuery(snapshot: 6, afterKey: "c", limit: 2, includeData: includeData))
+                let second = try await store.index(scope, IndexQuery(snapshot: 6, before: 4, limit: 2, includeData: includeData))
                 #expect(second.entries == [
-                    IndexPage.Entry(key: "d", version: 1, data: includeData ? ["name": "d"] : nil),
-                    IndexPage.Entry(key: "e", version: 1, data: includeData ? ["name": "e"] : nil),
+                    IndexPage.Entry(key: "c", version: 1, data: includeData ? ["name": "c"] : nil),
+                    IndexPage.Entry(key: "a", version: 1, data: includeData ? ["name": "a"] : nil),
                 ])
                 #expect(second.current.sequence == 10)
-                let third = try await store.index(scope, IndexQuery(snapshot: 6, afterKey: try #require(second.nextAfterKey), limit: 2, includeData: includeData))
-                #expect(third.entries.isEmpty && third.nextAfterKey == nil)
+                #expect(second.nextBefore == nil)
             }
 
             let fresh = try await store.index(scope, IndexQuery(limit: 10, includeData: false))
             #expect(fresh.entries == [
+                IndexPage.Entry(key: "f", version: 1, data: nil), IndexPage.Entry(key: "d", version: 2, data: nil),
                 IndexPage.Entry(key: "a", version: 2, data: nil), IndexPage.Entry(key: "c", version: 1, data: nil),
-                IndexPage.Entry(key: "d", version: 2, data: nil), IndexPage.Entry(key: "f", version: 1, data: nil),
             ])
             let since = try await store.index(scope, IndexQuery(changedAfter: 7, limit: 10, includeData: true))
-            #expect(since.entries == [IndexPage.Entry(key: "d", version: 2, data: ["name": "D"]), IndexPage.Entry(key: "f", version: 1, data: ["name": "f"])])
+            #expect(since.entries == [IndexPage.Entry(key: "f", version: 1, data: ["name": "f"]), IndexPage.Entry(key: "d", version: 2, data: ["name": "D"])])
             let exact = try await store.index(scope, IndexQuery(limit: 4, includeData: false))
-            #expect(exact.entries.count == 4 && exact.nextAfterKey == nil)
+            #expect(exact.entries.count == 4 && exact.nextBefore == nil)
         }
     }
 

@@ -47,50 +47,65 @@ extension SQLiteStore {
         let current = try await currentVersion(of: scope)
         let snapshot = query.snapshot ?? current.sequence
         return try await pool.read { db in
-            var sql = "SELECT key, version, sequence, deleted, history_from\(query.includeData ? ", data" : "") FROM objects "
-                + "WHERE app_id = ? AND owner = ? AND bucket = ? AND key > ? AND (deleted = 0 OR sequence > ?)"
-            var arguments: StatementArguments = [scope.appID, scope.ownerKey, scope.bucket, query.afterKey ?? "", snapshot]
+            // Unchanged since the snapshot: an object's latest change is its place.
+            var sql = "SELECT key, version, sequence\(query.includeData ? ", data" : "") FROM objects "
+                + "WHERE app_id = ? AND owner = ? AND bucket = ? AND deleted = 0 AND sequence <= ? AND sequence < ?"
+            var arguments: StatementArguments = [scope.appID, scope.ownerKey, scope.bucket, snapshot, query.before ?? .max]
             if let changedAfter = query.changedAfter {
                 sql += " AND sequence > ?"
                 arguments += [changedAfter]
             }
-            sql += " ORDER BY key LIMIT ?"
+            sql += " ORDER BY sequence DESC LIMIT ?"
             arguments += [query.limit + 1]
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-            var entries: [IndexPage.Entry] = []
-            for row in rows.prefix(query.limit) {
-                let address = ObjectAddress(scope: scope, key: row["key"])
-                let version: Int = row["version"]
-                guard row["sequence"] as Int64 > snapshot else {
-                    entries.append(IndexPage.Entry(
-                        key: address.key, version: version, data: query.includeData ? try StoredValueCoding.object(row["data"]) : nil))
-                    continue
-                }
+            let unchanged = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                IndexAsOf.Candidate(
+                    place: row["sequence"],
+                    entry: IndexPage.Entry(
+                        key: row["key"], version: row["version"], data: query.includeData ? try StoredValueCoding.object(row["data"]) : nil))
+            }
+            // Changed since: placed where the snapshot had them.
+            var changed: [IndexAsOf.Candidate] = []
+            for row in try Row.fetchAll(
+                db.cachedStatement(sql: """
+                    SELECT key, version, deleted, history_from FROM objects WHERE app_id = ? AND owner = ? AND bucket = ? AND sequence > ?
+                    """),
+                arguments: [scope.appID, scope.ownerKey, scope.bucket, snapshot])
+            {
+                let key: String = row["key"]
                 let lastChange = try Row.fetchOne(
-                    db.cachedStatement(
-                    sql: """
-                        SELECT end_version, operation FROM changes
+                    db.cachedStatement(sql: """
+                        SELECT sequence, end_version, operation FROM changes
                         WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1
                         """),
-                    arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, snapshot]
-                ).map { row in (version: row["end_version"] as Int, isRemoval: row["operation"] == ChangeRecord.Operation.remove.rawValue) }
-                guard let listed = IndexAsOf.version(
-                    lastChange: lastChange, historyFrom: row["history_from"], current: (version, row["deleted"]))
+                    arguments: [scope.appID, scope.ownerKey, scope.bucket, key, snapshot]
+                ).map { row in
+                    (sequence: row["sequence"] as Int64, version: row["end_version"] as Int, isRemoval: row["operation"] == ChangeRecord.Operation.remove.rawValue)
+                }
+                guard let (place, version) = IndexAsOf.place(
+                    lastChange: lastChange, historyFrom: row["history_from"], current: (row["version"], row["deleted"])),
+                    place < query.before ?? .max, place > query.changedAfter ?? -1
                 else { continue }
-                guard query.includeData else {
-                    entries.append(IndexPage.Entry(key: address.key, version: listed, data: nil))
-                    continue
-                }
-                guard let object = try Self.object(db, address) else { continue }
-                if let data = try Self.timeline(db, address, from: listed, through: listed)?.data(at: listed) {
-                    entries.append(IndexPage.Entry(key: address.key, version: listed, data: data))
-                } else if !object.isDeleted {
-                    // That version could not be rebuilt: the latest stands in.
-                    entries.append(IndexPage.Entry(key: address.key, version: object.version, data: object.data))
-                }
+                changed.append(IndexAsOf.Candidate(place: place, entry: IndexPage.Entry(key: key, version: version, data: nil)))
             }
-            let next: String? = rows.count > query.limit ? rows[query.limit - 1]["key"] : nil
-            return IndexPage(current: current, entries: entries, nextAfterKey: next)
+            let page = IndexAsOf.page(unchanged: unchanged, changed: changed, limit: query.limit)
+            var entries: [IndexPage.Entry] = []
+            for candidate in page.entries {
+                var entry = candidate.entry
+                if query.includeData && entry.data == nil {
+                    let address = ObjectAddress(scope: scope, key: entry.key)
+                    guard let object = try Self.object(db, address) else { continue }
+                    if let data = try Self.timeline(db, address, from: entry.version, through: entry.version)?.data(at: entry.version) {
+                        entry.data = data
+                    } else if !object.isDeleted {
+                        // That version could not be rebuilt: the latest stands in.
+                        entry = IndexPage.Entry(key: entry.key, version: object.version, data: object.data)
+                    } else {
+                        continue
+                    }
+                }
+                entries.append(entry)
+            }
+            return IndexPage(current: current, entries: entries, nextBefore: page.nextBefore)
         }
     }
 
