@@ -25,30 +25,37 @@ struct CrashTests {
         var sent = 0
         for kill in 0..<10 {
             let acks = Acks()
+            // The channel follows the feed from now on (it sends nothing, acknowledgements
+            // included, until its client asks).
+            let current = try #require(try await server.get("/1/\(credentials.app)/crash/index?limit=1", token: token).json?["current"]?.stringValue)
             let socket = try await BenchSocket.open(
                 url: "ws://127.0.0.1:\(server.port)/sock/1/\(credentials.app)/websocket",
-                initialization: #"0:init:{"name":"crash","token":"\#(token)","clientid":"pipeliner","api":"1.1","cmd":"i::::1"}"#,
+                initialization: #"0:init:{"name":"crash","token":"\#(token)","clientid":"pipeliner","api":"1.1","cmd":"cv:\#(current)"}"#,
                 onMessage: acks.take)
             // Pipeline changes without waiting; kill the server somewhere in the middle.
             let pipelining = Task {
-                for _ in 0..<2000 {
+                for _ in 0..<20_000 where !Task.isCancelled {
                     let number = acks.nextNumber()
                     try await socket.send(#"0:c:{"id":"o\#(number)","ccid":"c\#(number)","o":"M","d":{"n":\#(number),"kill":\#(kill)}}"#)
                 }
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 150...600, using: &random)))
+            // Kill it once changes are being acknowledged (a busy machine starts slowly), a little later.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while acks.acknowledged.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
             server.kill()
-            _ = await pipelining.result
-            await socket.close()
+            // The socket is dead: its writes and its close may wait for a peer that is gone, so
+            // they are left to end on their own.
+            pipelining.cancel()
+            Task { await socket.close() }
             for number in acks.acknowledged { acknowledged["o\(number)"] = number }
             sent = acks.sent
 
             server = try await ServerProcess.start(storeArguments, port: server.port)
             // Every acknowledged change is there, with its content.
-            for (key, number) in acknowledged {
-                let object = try await server.get("/1/\(credentials.app)/crash/i/\(key)", token: token)
-                #expect(object.status == 200 && object.json?["n"] == .integer(Int64(number)), "kill \(kill): \(key) \(object)")
-            }
+            let held = try await Self.objects(of: server, app: credentials.app, token: token)
+            let missing = acknowledged.filter { key, number in held[key]?["n"] != .integer(Int64(number)) }
+            #expect(missing.isEmpty, "kill \(kill): \(missing.count) acknowledged changes missing, such as \(missing.first.map { "\($0)" } ?? "")")
             // Sent again, an acknowledged change is refused as a duplicate, not applied twice.
             if let (key, number) = acknowledged.randomElement(using: &random) {
                 let repeated = try await server.post(
@@ -59,6 +66,21 @@ struct CrashTests {
             }
         }
         #expect(acknowledged.count > 10, "the kills came after some changes were acknowledged (\(acknowledged.count) of \(sent) sent)")
+    }
+
+    /// Every object of the `crash` bucket, read page by page.
+    private static func objects(of server: ServerProcess, app: String, token: String) async throws -> [String: JSONObject] {
+        var objects: [String: JSONObject] = [:]
+        var mark: String?
+        repeat {
+            let page = try #require(try await server.get(
+                "/1/\(app)/crash/index?data=1&limit=1000" + (mark.map { "&mark=\($0)" } ?? ""), token: token).json)
+            for entry in page["index"]?.arrayValue ?? [] {
+                objects[try #require(entry["id"]?.stringValue)] = entry["d"]?.objectValue
+            }
+            mark = page["mark"]?.stringValue
+        } while mark != nil
+        return objects
     }
 
     /// The default app's id and admin token, from what a fresh server prints.
