@@ -33,7 +33,9 @@ enum MemberStamps {
         guard let now else { return nil }
         let stamps = try all(db, bucket, key)
         let latestSeen = members.compactMap { stamps[$0]?.time }.max()
-        return latestSeen.map { max(now, $0 + 1) } ?? now
+        // A time comes from whoever wrote the member (a peer, any client through the server):
+        // one at the end of time is matched, not overflowed past.
+        return latestSeen.map { max(now, $0 < .max ? $0 + 1 : .max) } ?? now
     }
 
     /// Stamps each of `members` with `stamp(member)` where that is later than what it carries;
