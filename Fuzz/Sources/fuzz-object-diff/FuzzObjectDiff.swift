@@ -10,8 +10,9 @@ import LockstepCore
 /// Input: `base NUL diffA NUL diffB NUL schema`, each JSON (the schema may be empty).
 ///
 /// Laws: a diff written back reads the same; a diff made from two objects turns the first into
-/// the second, with or without a schema; a diff transformed over another that applied to the
-/// same base applies after it. Anything else may fail, but only with a `DiffError`.
+/// the second, with or without a schema; two diffs that apply to the same base transform over
+/// each other, either winning, and the result applies after the other. Anything else may fail,
+/// but only with a `DiffError`.
 func fuzzObjectDiff(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let parts = FuzzInput(data, count).parts(4)
     guard case .object(let base)? = try? JSONValue(parsing: parts[0]) else { return 0 }
@@ -55,7 +56,10 @@ private func checkTransform(_ diff: ObjectDiff, over applied: ObjectDiff, base: 
     do {
         rebased = try diff.transformed(over: applied, base: base, winner: winner)
     } catch {
-        return  // A refusal (a text delta that does not fit, say) is an answer; a crash is not.
+        // Both diffs apply to the base, so both are valid: refusing one would reject a client's
+        // change for being concurrent with another.
+        law(false, "\(diff.json) transformed over \(applied.json) (base \(JSONValue.object(base)), \(winner)) was refused: \(error)")
+        return
     }
     do {
         _ = try rebased.apply(to: after)
