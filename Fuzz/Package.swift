@@ -12,7 +12,11 @@ let languageSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
-let instrumented = languageSettings + [.unsafeFlags(["-sanitize=fuzzer,address"])]
+// `Fuzz/coverage` builds a second copy (in .build-fuzz-coverage) that also counts source
+// coverage, to report which lines of the code under test the corpora reach.
+let countsCoverage = Context.environment["LOCKSTEP_FUZZ_COVERAGE"] != nil
+let coverageFlags = countsCoverage ? ["-profile-generate", "-profile-coverage-mapping"] : []
+let instrumented = languageSettings + [.unsafeFlags(["-sanitize=fuzzer,address"] + coverageFlags)]
 let testable: [SwiftSetting] = [.unsafeFlags(["-enable-testing"])]
 
 func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
@@ -21,7 +25,7 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
         dependencies: ["FuzzSupport"] + dependencies,
         swiftSettings: instrumented,
         // gold fails on these links (an internal error in its DWARF reader); lld links them.
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"] + (countsCoverage ? ["-profile-generate"] : []))]
     )
 }
 
