@@ -72,6 +72,12 @@ struct MemberEdits: Sendable, Equatable {
         }
         self.assigned = assigned
         self.removed = Set(removed.compactMap(\.stringValue))
+        // Edits that both set and unset a member mean one thing applied (unset, then set) and
+        // another followed by later edits (unset wins): devices would disagree. No writer of
+        // this type makes them; a peer that sends them is refused.
+        if let both = self.removed.first(where: { assigned[$0] != nil }) {
+            throw LockstepClientError.protocolViolation("member edits that both set and unset \(JSONValue.string(both))")
+        }
         times = json["times"]?.objectValue?.compactMapValues(\.integerValue) ?? [:]
     }
 }

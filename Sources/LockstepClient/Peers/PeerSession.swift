@@ -28,10 +28,10 @@ struct PeerSession {
         }
         defer { watchdog.cancel() }
         var incoming = link.incoming.makeAsyncIterator()
-        let hello = Self.hello(clientID: replica.clientID, bucket: bucket)
+        let hello = PeerMessage.hello(clientID: replica.clientID, bucket: bucket)
         try await link.send(hello)
         guard let theirHello = try await incoming.next() else { throw PeerSyncError.protocolViolation("closed before its hello") }
-        let peer = try Self.checkHello(theirHello, bucket: bucket, clientID: replica.clientID)
+        let peer = try PeerMessage.peer(inHello: theirHello, bucket: bucket, clientID: replica.clientID)
         var keys = link.isInitiator
             ? PeerKeys(peerKey: peerKey, isInitiator: true, initiatorHello: hello, acceptorHello: theirHello)
             : PeerKeys(peerKey: peerKey, isInitiator: false, initiatorHello: theirHello, acceptorHello: hello)
@@ -39,11 +39,9 @@ struct PeerSession {
         // Noted before the first send, so that no change slips between the two.
         let seen = replica.outboxChanged.generation
         let cursor = try await replica.peerCursor(bucket: bucket, peer: peer)
-        try await link.send(try keys.sealing.seal(JSONValue.object(["want": .integer(cursor)]).jsonBytes))
+        try await link.send(try keys.sealing.seal(PeerMessage.want(cursor)))
         guard let first = try await incoming.next() else { throw PeerSyncError.protocolViolation("closed before its first message") }
-        guard let want = try Self.message(try keys.opening.open(first))["want"]?.integerValue else {
-            throw PeerSyncError.protocolViolation("the first message is not a want")
-        }
+        let want = try PeerMessage.want(in: try keys.opening.open(first))
         watchdog.cancel()
         onAuthenticated(peer)
         defer { onClosed(peer) }
@@ -81,8 +79,7 @@ struct PeerSession {
                 let batch = try await replica.peerChanges(
                     bucket: bucket, after: sentThrough, excludingSource: peer, limit: configuration.changesPerMessage)
                 guard let last = batch.last else { break }
-                let changes = batch.map { JSONValue.object(["seq": .integer($0.seq), "change": $0.change.json]) }
-                let message = JSONValue.object(["changes": .array(changes)]).jsonBytes
+                let message = PeerMessage.changes(batch)
                 guard message.count <= configuration.maximumMessageBytes else { throw PeerSyncError.messageTooLarge(message.count) }
                 try await link.send(try sealer.seal(message))
                 sentThrough = last.seq
@@ -97,43 +94,8 @@ struct PeerSession {
         var opener = opener
         while let frame = try await incoming.next() {
             guard frame.count <= configuration.maximumMessageBytes + 16 else { throw PeerSyncError.messageTooLarge(frame.count) }
-            let message = try Self.message(try opener.open(frame))
-            guard let entries = message["changes"]?.arrayValue else { continue }
-            let changes = try entries.map { entry in
-                guard let seq = entry["seq"]?.integerValue, let change = entry["change"] else {
-                    throw PeerSyncError.protocolViolation("a change without seq")
-                }
-                return LoggedPeerChange(seq: seq, change: try PeerChange(json: change, bucket: bucket))
-            }
+            guard let changes = try PeerMessage.changes(in: try opener.open(frame), bucket: bucket) else { continue }
             try await replica.takeFromPeer(bucket: bucket, peer: peer, changes)
-        }
-    }
-
-    private static func hello(clientID: String, bucket: String) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        let nonce = Hex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        return JSONValue.object([
-            "lockstep-peer": .integer(1), "peer": .string(clientID), "bucket": .string(bucket), "nonce": .string(nonce),
-        ]).jsonBytes
-    }
-
-    private static func checkHello(_ bytes: [UInt8], bucket: String, clientID: String) throws -> String {
-        let hello = try message(bytes)
-        guard hello["lockstep-peer"]?.integerValue == 1, let peer = hello["peer"]?.stringValue, !peer.isEmpty,
-            hello["nonce"]?.stringValue?.count == 64
-        else { throw PeerSyncError.protocolViolation("not a Lockstep peer hello") }
-        guard hello["bucket"]?.stringValue == bucket else {
-            throw PeerSyncError.protocolViolation("the peer syncs bucket \(hello["bucket"]?.stringValue ?? "?"), not \(bucket)")
-        }
-        guard peer != clientID else { throw PeerSyncError.protocolViolation("a link to this client itself") }
-        return peer
-    }
-
-    private static func message(_ bytes: [UInt8]) throws -> JSONValue {
-        do {
-            return try JSONValue(parsing: bytes)
-        } catch {
-            throw PeerSyncError.protocolViolation("a message that is not JSON")
         }
     }
 }

@@ -2,12 +2,6 @@ import Foundation
 import GRDB
 import LockstepCore
 
-/// A change in this client's peer log, with its position there.
-struct LoggedPeerChange: Sendable {
-    var seq: Int64
-    var change: PeerChange
-}
-
 extension Replica {
     /// Hands this client's own pending changes of `bucket` to the peer log. From now on each is
     /// frozen under its ccid (later edits queue a new change), since peers may carry it to the

@@ -1,23 +1,6 @@
 import GRDB
 import LockstepCore
 
-/// Who last wrote a member of an object, and when in corrected time: the order peers merge by.
-///
-/// The order is total, so that every device picks the same winner whatever order changes
-/// reach it in: the later corrected time, then (for equal times) the greater client id, then the
-/// greater change id. An edit with no time sorts before every timed one.
-struct MemberStamp: Sendable, Equatable, Comparable {
-    var time: Int64?
-    var clientID: String
-    var changeID: String
-
-    static func < (lhs: MemberStamp, rhs: MemberStamp) -> Bool {
-        if lhs.time != rhs.time { return (lhs.time ?? .min) < (rhs.time ?? .min) }
-        if lhs.clientID != rhs.clientID { return lhs.clientID.utf8.lexicographicallyPrecedes(rhs.clientID.utf8) }
-        return lhs.changeID.utf8.lexicographicallyPrecedes(rhs.changeID.utf8)
-    }
-}
-
 /// Reads and writes member stamps inside a transaction the caller holds.
 enum MemberStamps {
     static func all(_ db: Database, _ bucket: String, _ key: String) throws -> [String: MemberStamp] {
@@ -51,7 +34,9 @@ enum MemberStamps {
         guard let now else { return nil }
         let stamps = try all(db, bucket, key)
         let latestSeen = members.compactMap { stamps[$0]?.time }.max()
-        return latestSeen.map { max(now, $0 + 1) } ?? now
+        // A time comes from whoever wrote the member (a peer, any client through the server):
+        // one at the end of time is matched, not overflowed past.
+        return latestSeen.map { max(now, $0 < .max ? $0 + 1 : .max) } ?? now
     }
 
     /// Stamps each of `members` with `stamp(member)` where that is later than what it carries;

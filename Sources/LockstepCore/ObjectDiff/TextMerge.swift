@@ -36,7 +36,9 @@ enum TextMerge {
 
 extension ListText {
     /// Rebases a `dL` delta over another by merging their texts, in the text form both fit.
-    static func rebase(_ mine: String, over theirs: String, base: [JSONValue], at path: DiffPath) throws(DiffError) -> TextMerge.Outcome {
+    static func rebase(
+        _ mine: String, over theirs: String, base: [JSONValue], at path: DiffPath, rewritingForms: Bool = true
+    ) throws(DiffError) -> TextMerge.Outcome {
         for form in Form.allCases {
             let text = text(of: base, in: form)
             guard let theirText = try? TextDelta.apply(theirs, to: text),
@@ -52,6 +54,14 @@ extension ListText {
             else { return .conflict }
             return mergedList == theirList ? .rebased(nil) : .rebased(Self.delta(from: theirList, to: mergedList))
         }
-        throw DiffError(.badTextDelta, at: path, "list deltas do not fit the list in any text form")
+        guard rewritingForms else { throw DiffError(.badTextDelta, at: path, "list deltas do not fit the list in any text form") }
+        // Each delta fits a different form: made by clients that write lists differently (an
+        // iOS client and a JavaScript one). Both are valid, and were refused as malformed (found
+        // by fuzz-object-diff): each is rewritten as the reference form's delta to the list it
+        // makes, and those merge.
+        let myList = try apply(mine, to: base, at: path)
+        let theirList = try apply(theirs, to: base, at: path)
+        return try rebase(
+            Self.delta(from: base, to: myList), over: Self.delta(from: base, to: theirList), base: base, at: path, rewritingForms: false)
     }
 }

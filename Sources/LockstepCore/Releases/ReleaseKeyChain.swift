@@ -14,7 +14,9 @@ public struct ChainPosition: Sendable, Hashable, Comparable, CustomStringConvert
     /// (milliseconds since the Unix epoch).
     public init(releasedAt time: Int64) {
         epoch = Self.floorDivide(time, ReleaseKeyChain.epochMilliseconds)
-        index = Int((time - epoch * ReleaseKeyChain.epochMilliseconds) / ReleaseKeyChain.tickMilliseconds)
+        // From the remainder, not `time − epoch × epochMilliseconds`: near `Int64.min` the
+        // product no longer fits.
+        index = Int(Self.floorModulo(time, ReleaseKeyChain.epochMilliseconds) / ReleaseKeyChain.tickMilliseconds)
     }
 
     /// When this position's key is released, in milliseconds since the Unix epoch.
@@ -28,8 +30,17 @@ public struct ChainPosition: Sendable, Hashable, Comparable, CustomStringConvert
 
     public var description: String { "\(epoch)/\(index)" }
 
+    /// `⌊a / b⌋` for a positive `b`, for every `a`: negating `a`, as this once did, overflows
+    /// at `Int64.min`.
     static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-        a >= 0 ? a / b : -((-a + b - 1) / b)
+        let (quotient, remainder) = a.quotientAndRemainder(dividingBy: b)
+        return remainder < 0 ? quotient - 1 : quotient
+    }
+
+    /// `a − b⌊a / b⌋`, in `0..<b`, for a positive `b`.
+    static func floorModulo(_ a: Int64, _ b: Int64) -> Int64 {
+        let remainder = a % b
+        return remainder < 0 ? remainder + b : remainder
     }
 }
 

@@ -35,14 +35,17 @@ extension ReleaseWindow {
         }
         guard let store = json["store"]?.stringValue, let slots = json["slots"]?.integerValue, (1...Int64(ReleaseConfiguration.maximumSlots)).contains(slots),
             let start = json["start"]?.integerValue, let end = json["end"]?.integerValue, start < end,
+            ReleaseTimes.range.contains(start), ReleaseTimes.range.contains(end),
             let anchorValues = json["anchors"]?.arrayValue, let releasedValues = json["released"]?.arrayValue,
             let entryValues = json["entries"]?.arrayValue
-        else { throw ReleaseFormatError("a window needs store, slots, start, end, anchors, released and entries") }
+        else { throw ReleaseFormatError("a window needs store, slots, start and end (times from 1970 to 9999), anchors, released and entries") }
 
         var anchors: [Int64: [UInt8]] = [:]
         for value in anchorValues {
-            guard let epoch = value["epoch"]?.integerValue, let anchor = value["anchor"]?.stringValue.flatMap(Hex.decode), anchor.count == 32 else {
-                throw ReleaseFormatError("an anchor needs an epoch and a 32-byte hex anchor")
+            guard let epoch = value["epoch"]?.integerValue, ReleaseTimes.epochs.contains(epoch),
+                let anchor = value["anchor"]?.stringValue.flatMap(Hex.decode), anchor.count == 32
+            else {
+                throw ReleaseFormatError("an anchor needs an epoch (0 to \(ReleaseTimes.epochs.upperBound)) and a 32-byte hex anchor")
             }
             anchors[epoch] = anchor
         }
@@ -51,9 +54,10 @@ extension ReleaseWindow {
         var entries: [SealedEntry] = []
         for value in entryValues {
             guard let slot = value["slot"]?.integerValue, let entryStart = value["start"]?.integerValue, let entryEnd = value["end"]?.integerValue,
+                ReleaseTimes.range.contains(entryStart), ReleaseTimes.range.contains(entryEnd),
                 let box = value["box"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
                 let digest = value["digest"]?.stringValue.flatMap(Hex.decode), digest.count == 32
-            else { throw ReleaseFormatError("an entry needs slot, start, end, a base64 box and a 32-byte hex digest") }
+            else { throw ReleaseFormatError("an entry needs slot, start and end (times from 1970 to 9999), a base64 box and a 32-byte hex digest") }
             entries.append(SealedEntry(slot: Int(slot), start: entryStart, end: entryEnd, box: Array(box), digest: digest))
         }
         self.init(store: store, slots: Int(slots), start: start, end: end, anchors: anchors, released: released, entries: entries)

@@ -36,10 +36,13 @@ public struct ReleasedKey: Sendable, Hashable {
     }
 
     public init(json: JSONValue) throws(ReleaseFormatError) {
-        guard let store = json["store"]?.stringValue, let epoch = json["epoch"]?.integerValue,
+        guard let store = json["store"]?.stringValue, let epoch = json["epoch"]?.integerValue, ReleaseTimes.epochs.contains(epoch),
             let index = json["index"]?.integerValue, (0..<Int64(ReleaseKeyChain.length)).contains(index),
             let key = json["key"]?.stringValue.flatMap(Hex.decode), key.count == 32
-        else { throw ReleaseFormatError("a released key needs store, epoch, index (0 to \(ReleaseKeyChain.length - 1)) and a 32-byte hex key") }
+        else {
+            throw ReleaseFormatError(
+                "a released key needs store, epoch (0 to \(ReleaseTimes.epochs.upperBound)), index (0 to \(ReleaseKeyChain.length - 1)) and a 32-byte hex key")
+        }
         self.init(store: store, position: ChainPosition(epoch: epoch, index: Int(index)), key: key)
     }
 }

@@ -1,5 +1,4 @@
 import LockstepCore
-import NIOCore
 
 /// What a device multicasts on the local network every few moments: who it is, the tag of the
 /// bucket it syncs, and the TCP port it accepts peers on.
@@ -30,23 +29,5 @@ struct PeerAnnouncement: Sendable, Equatable {
             let port = json["port"]?.integerValue, (1...65535).contains(port)
         else { return nil }
         self.init(peerID: peerID, tag: tag, port: Int(port), host: host)
-    }
-}
-
-/// Passes every announcement heard on the group to `heard`.
-final class AnnouncementListener: ChannelInboundHandler, Sendable {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-
-    private let heard: @Sendable (PeerAnnouncement) -> Void
-
-    init(heard: @escaping @Sendable (PeerAnnouncement) -> Void) {
-        self.heard = heard
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let envelope = Self.unwrapInboundIn(data)
-        if let announcement = PeerAnnouncement(bytes: Array(envelope.data.readableBytesView), from: envelope.remoteAddress.ipAddress) {
-            heard(announcement)
-        }
     }
 }

@@ -8,8 +8,11 @@
 ///
 /// History that contradicts the newest sample (no common offset within the drift's bounds)
 /// means the server's clock stepped or the local clock drifted faster than allowed: the
-/// estimator forgets the oldest entries until the rest agree, so one bad assumption costs a
-/// re-convergence, never a wrong error bound that sticks.
+/// estimator forgets the oldest samples until the rest agree, and every round with them (the
+/// drift starts over), so one bad assumption costs a re-convergence, never a wrong error bound
+/// that sticks. A step too small for any exchange to contradict can read as drift; it is
+/// forgotten when the rounds before it leave the drift's window. `ClockFaultTests` holds the
+/// estimator to both, under asymmetric routes, delay spikes and sleeps of hours.
 public struct ClockEstimator: Sendable {
     public let configuration: ClockEstimatorConfiguration
     /// What the estimator remembers; persist it to keep the calibration across restarts.
@@ -71,12 +74,32 @@ public struct ClockEstimator: Sendable {
             estimate = nil
             return
         }
+        var contradicted = false
         while true {
             if let current = OffsetFilter.estimate(from: history.samples, at: anchor, drift: drift) {
                 estimate = current
-                return
+                break
             }
             history.samples.removeFirst()
+            contradicted = true
         }
+        if contradicted { forgetRoundsAfterContradiction() }
+    }
+
+    /// The samples contradicted each other: a clock jumped (or drifted faster than allowed)
+    /// somewhere before the newest. Every round is suspect then, not only those the samples'
+    /// window reaches back to: a round taken across the jump mixes two clocks into one narrow,
+    /// wrong offset, and rounds on either side of it read the jump as a drift at the edge of the
+    /// tolerance, with a bound far too tight. Such a drift shrank every later error bar below
+    /// the truth for as long as those rounds stayed in its window (up to 64 rounds), so the drift
+    /// starts over, unmeasured, from the rounds that follow.
+    private mutating func forgetRoundsAfterContradiction() {
+        history.rounds.removeAll()
+        history.openRound.removeAll { !history.samples.contains($0) }
+        updateDrift()
+        guard let anchor = history.samples.map(\.localMidpoint).max() else { return }
+        // The tolerance's drift is at least as wide as the one it replaces, so the samples that
+        // agreed still agree.
+        estimate = OffsetFilter.estimate(from: history.samples, at: anchor, drift: drift) ?? estimate
     }
 }

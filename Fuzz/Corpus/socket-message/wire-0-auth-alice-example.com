@@ -1,0 +1,1 @@
+0:auth:alice@example.com

@@ -1,0 +1,1 @@
+../../../Sources/LockstepClient/Outbox/ChangePriority.swift

@@ -1,0 +1,1 @@
+../../../Sources/LockstepClient/Store/MemberStamp.swift

@@ -1,0 +1,1 @@
+../../../Sources/LockstepClient/Releases/SlotState.swift

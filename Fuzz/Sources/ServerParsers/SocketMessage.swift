@@ -1,0 +1,1 @@
+../../../Sources/LockstepServer/Realtime/SocketMessage.swift

@@ -1,0 +1,1 @@
+../../../Sources/LockstepServer/Storage/StoredObject.swift

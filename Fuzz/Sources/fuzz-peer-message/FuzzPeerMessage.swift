@@ -1,0 +1,46 @@
+@testable import ClientParsers
+import FuzzSupport
+import LockstepCore
+
+@main enum FuzzPeerMessage {
+    static func main() { runFuzzer { data, count in fuzzPeerMessage(data, count) } }
+}
+
+/// What a nearby device sends: an announcement on the local network, a hello, and, sealed, a
+/// want and runs of changes. Every reader gets every input, so one corpus serves them all.
+///
+/// Input: one message. Sealed messages are read as the opener sees them after a successful
+/// open (the cipher is not what is under test, beyond refusing frames that do not open).
+///
+/// Laws: a message is taken or refused with an error, never a crash; what is taken writes back
+/// the same; member edits keep their algebra (applying edits followed by later ones is applying
+/// both in turn; edits restricted to their own members still make the same edits).
+func fuzzPeerMessage(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let bytes = FuzzInput(data, count).bytes
+    if let announcement = PeerAnnouncement(bytes: bytes, from: nil) {
+        law(PeerAnnouncement(bytes: announcement.bytes, from: nil) == announcement, "an announcement does not read back")
+    }
+    if let peer = try? PeerMessage.peer(inHello: bytes, bucket: "notes", clientID: "me") {
+        law(!peer.isEmpty && peer != "me", "a hello from nobody, or from this client, was taken")
+    }
+    if let want = try? PeerMessage.want(in: bytes) {
+        law((try? PeerMessage.want(in: PeerMessage.want(want))) == want, "a want does not read back")
+    }
+    var opener = PeerKeys(peerKey: Array(repeating: 7, count: 32), isInitiator: true, initiatorHello: [1], acceptorHello: [2]).opening
+    law((try? opener.open(bytes)) == nil, "a frame sealed by no one opened")
+
+    guard let changes = try? PeerMessage.changes(in: bytes, bucket: "notes") else { return 0 }
+    law((try? PeerMessage.changes(in: PeerMessage.changes(changes), bucket: "notes")) == changes, "changes do not read back")
+    var object: JSONObject = [:]
+    for (earlier, later) in zip(changes.map(\.change.edits), changes.dropFirst().map(\.change.edits)) {
+        let both = earlier.followed(by: later)
+        law(both.applied(to: object) == later.applied(to: earlier.applied(to: object)), "edits followed by later ones differ from both in turn")
+        let restricted = earlier.restricted(to: earlier.members)
+        law(restricted.assigned == earlier.assigned && restricted.removed == earlier.removed, "edits restricted to their own members changed")
+        object = both.applied(to: object)
+    }
+    for logged in changes {
+        for member in logged.change.edits.members { _ = logged.change.stamp(of: member) }
+    }
+    return 0
+}
