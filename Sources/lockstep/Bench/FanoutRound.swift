@@ -1,6 +1,8 @@
 import Foundation
 import LockstepCore
 import Logging
+import NIOCore
+import NIOPosix
 import Synchronization
 import WSClient
 
@@ -156,13 +158,21 @@ final class BenchSocket: Sendable {
         self.running = running
     }
 
-    static func open(url: String, initialization: String, onMessage: @escaping @Sendable (String) -> Void) async throws -> BenchSocket {
+    /// Opens a socket on `eventLoopGroup`: a load generator that shares its process with the
+    /// server it loads (a test) gives the client loops of their own, so that its work does not
+    /// queue on the loops the server's connections are served on.
+    static func open(
+        url: String, initialization: String, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        onMessage: @escaping @Sendable (String) -> Void
+    ) async throws -> BenchSocket {
         var logger = Logger(label: "lockstep-bench-client")
         logger.logLevel = .critical
         let (authorized, authorize) = AsyncStream.makeStream(of: WebSocketOutboundWriter.self)
         let running = Task {
             defer { authorize.finish() }
-            try await WebSocketClient.connect(url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 24), logger: logger) {
+            try await WebSocketClient.connect(
+                url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 24), eventLoopGroup: eventLoopGroup, logger: logger
+            ) {
                 inbound, outbound, _ in
                 try await outbound.write(.text(initialization))
                 for try await message in inbound.messages(maxSize: 1 << 26) {

@@ -1,5 +1,6 @@
 import Foundation
 import LockstepCore
+import NIOPosix
 import Synchronization
 import Testing
 @testable import lockstep
@@ -20,6 +21,10 @@ struct CrashTests {
         let token = try #require(try await server.post(
             "/1/\(credentials.app)/token", token: credentials.admin, body: ["username": "crash"]).json?["access_token"]?.stringValue)
 
+        // The client's socket runs on a loop of its own: its writes must not hold up the
+        // loops that the servers of other tests in this process serve their sockets on.
+        let clientLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { clientLoop.shutdownGracefully { _ in } }
         var random = SystemRandomNumberGenerator()
         var acknowledged: [String: Int] = [:]  // object key → the number its change wrote
         var sent = 0
@@ -31,10 +36,12 @@ struct CrashTests {
             let socket = try await BenchSocket.open(
                 url: "ws://127.0.0.1:\(server.port)/sock/1/\(credentials.app)/websocket",
                 initialization: #"0:init:{"name":"crash","token":"\#(token)","clientid":"pipeliner","api":"1.1","cmd":"cv:\#(current)"}"#,
-                onMessage: acks.take)
-            // Pipeline changes without waiting; kill the server somewhere in the middle.
+                eventLoopGroup: clientLoop, onMessage: acks.take)
+            // Pipeline changes, up to a window ahead of the answers (as a syncing client does);
+            // kill the server somewhere in the middle.
             let pipelining = Task {
                 for _ in 0..<20_000 where !Task.isCancelled {
+                    while acks.unanswered >= Acks.window { try await Task.sleep(for: .milliseconds(1)) }
                     let number = acks.nextNumber()
                     try await socket.send(#"0:c:{"id":"o\#(number)","ccid":"c\#(number)","o":"M","d":{"n":\#(number),"kill":\#(kill)}}"#)
                 }
@@ -93,9 +100,11 @@ struct CrashTests {
     }
 }
 
-/// What a pipelining client sent and what the server acknowledged.
+/// What a pipelining client sent and what the server answered.
 private final class Acks: Sendable {
-    private let state = Mutex<(next: Int, acknowledged: [Int])>((0, []))
+    /// Changes sent ahead of their answers: the server's own per-connection bound.
+    static let window = 256
+    private let state = Mutex<(first: Int, next: Int, answered: Int, acknowledged: [Int])>((0, 0, 0, []))
     private static let start = Mutex(0)
 
     init() {
@@ -103,8 +112,11 @@ private final class Acks: Sendable {
             defer { start += 100_000 }
             return start
         }
-        state.withLock { $0.next = first }
+        state.withLock { $0.first = first; $0.next = first }
     }
+
+    /// Sent, and not answered yet.
+    var unanswered: Int { state.withLock { $0.next - $0.first - $0.answered } }
 
     func nextNumber() -> Int {
         state.withLock { state in
@@ -123,6 +135,9 @@ private final class Acks: Sendable {
             guard change["error"] == nil, let ccid = change["ccids"]?[0]?.stringValue else { return nil }
             return Int(ccid.dropFirst())
         }
-        state.withLock { $0.acknowledged += numbers }
+        state.withLock {
+            $0.answered += changes.count
+            $0.acknowledged += numbers
+        }
     }
 }
