@@ -7,7 +7,7 @@ import PostgresNIO
 /// `changes.origin` names the node that committed each change, so that a node catching up
 /// on missed notifications skips its own changes (it announced those itself).
 ///
-/// Every node runs ``migrate(_:schema:logger:)`` when it connects. The migrations run in one
+/// Every node runs ``migrate(_:schema:through:logger:)`` when it connects. The migrations run in one
 /// transaction under an advisory lock, so nodes starting together neither race nor see a
 /// half-made schema, and running them again changes nothing.
 enum PostgresSchema {
@@ -165,7 +165,9 @@ enum PostgresSchema {
             "SELECT pg_advisory_xact_lock(hashtext('lockstep migrations'), hashtext(\(schema ?? "public")))", logger: logger)
     }
 
-    static func migrate(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws {
+    /// Applies the migrations not applied yet, up to the `through`-th (all of them by default;
+    /// tests stop earlier to make a database as an older server left it).
+    static func migrate(_ connection: PostgresConnection, schema: String?, through last: Int = migrations.count, logger: Logger) async throws {
         try await connection.query("BEGIN", logger: logger)
         do {
             try await lockMigrations(connection, schema: schema, logger: logger)
@@ -182,7 +184,7 @@ enum PostgresSchema {
             {
                 applied.insert(version)
             }
-            for (index, statements) in migrations.enumerated() where !applied.contains(index + 1) {
+            for (index, statements) in migrations.prefix(last).enumerated() where !applied.contains(index + 1) {
                 for statement in statements { try await connection.query(statement, logger: logger) }
                 try await connection.query("INSERT INTO lockstep_migrations (version) VALUES (\(index + 1))", logger: logger)
                 logger.info("PostgreSQL store: applied migration \(index + 1)")
