@@ -1,15 +1,26 @@
 /// The rules that make every replica resolve concurrent edits the same way.
 ///
 /// 1. A change made against the current version applies as it is.
-/// 2. A change made against an older version is rebased over the changes since: edits to
-///    different fields both land, concurrent edits of one string merge as text patches where
-///    the patches apply, and otherwise the edit with the later corrected time wins, ties broken
-///    by client id. When either edit carries no time, arrival order decides (the later
-///    arrival wins, as Simperium's own server does).
-/// 3. A removed object is a tombstone: later edits to it are ignored, and it never reappears.
-/// 4. A change whose client change id was seen before is acknowledged again, not applied twice.
+/// 2. A change made against an older version is rebased over the changes since, as their
+///    records keep them (what each meant: an increment, a list operation, a text edit as
+///    rebased), member by member:
+///    - edits to different members all land;
+///    - increments of a number add up, whatever else changed it meanwhile;
+///    - inserts into a list shift over each other, and every one lands once;
+///    - concurrent edits of one string merge as text patches where the patches apply;
+///    - otherwise (two values for one member) the edit with the later corrected time wins,
+///      ties broken by client id; when either edit carries no time, arrival order decides
+///      (the later arrival wins, as Simperium's own server does). A replace that wins
+///      rebases as a replace, so a later change meets it whole.
+/// 3. A removed object is a tombstone: changes to it are refused (`410`), and it never
+///    reappears.
+/// 4. A change whose client change id was seen before is not applied twice: it is answered
+///    `409`.
+/// 5. When the version a change was made against is no longer kept, a change that carries the
+///    whole object is merged member by member by the member stamps (``mergeMembers``).
 ///
-/// Rules 3 and 4 are the store's to keep (it holds tombstones and seen change ids); rule 2 is here.
+/// Rules 3 and 4 are the store's to keep (it holds tombstones and seen change ids); rules 2
+/// and 5 are here. `MergeRulesLawTests` checks rule 2 on generated concurrent edits.
 public enum MergeRules {
     /// Which of two concurrent edits wins where they collide.
     public static func winner(incoming: EditStamp, applied: EditStamp) -> ConflictWinner {
