@@ -3,7 +3,8 @@ import NIOCore
 
 extension SocketDispatcher {
     /// `N:i:<data>:<mark>:<offset>:<limit>`: one page of the bucket's index, answered
-    /// `N:i:{"current","index":[{"id","v","d"?}],"mark"?}`, in key order (see ``IndexResponse``).
+    /// `N:i:{"current","index":[{"id","v","d"?}],"mark"?}`, newest change first, each object as
+    /// of the walk's `current` (see ``IndexResponse``).
     /// A walk that starts the channel makes it follow the feed from the walk's `current` once
     /// its last page is sent (see ``ChannelSession``).
     ///
