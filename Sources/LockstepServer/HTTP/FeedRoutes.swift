@@ -48,6 +48,9 @@ struct FeedRoutes<Context: RequestContext> {
             }
             if records.isEmpty {
                 await waiter.wait(seconds: services.limits.changesLongPollSeconds)
+                // The token may have been revoked, or have expired, while the request waited:
+                // what was written meanwhile is its to read only if it still holds.
+                _ = try await caller(request, context)
                 records = try await services.store.feed(scope, after: cursor, limit: limit) ?? []
             }
             let extensions = request.flag("lockstep")

@@ -106,6 +106,27 @@ struct TokenRevocationTests {
         _ = await socket.closed()
     }
 
+    /// A long poll that was waiting when its token ended answers 401, not the changes
+    /// written after the revocation.
+    @Test func aWaitingLongPollOfARevokedTokenGetsNothingWrittenAfter() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.createUser()
+        let writer = try await server.authorize(user)
+        #expect(try await writer.request("POST", "note/i/first", body: ["n": 1]).status == 200)
+        let feed = try await user.request("GET", "note/changes")
+        let cursor = try #require(feed.json?.arrayValue?.last?["cv"]?.stringValue, "\(feed)")
+        let waiting = Task { try await user.request("GET", "note/changes?cv=\(cursor)") }
+        // The poll is waiting (nothing after its cursor) when its token is revoked; then the
+        // user's other token writes.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await user.request("POST", "revoke").status == 200)
+        #expect(try await writer.request("POST", "note/i/second", body: ["secret": "written after"]).status == 200)
+        let answer = try await waiting.value
+        #expect(answer.status == 401, "\(answer)")
+        #expect(!answer.text.contains("written after"))
+    }
+
     @Test func anExpiringTokensSocketClosesWhenItExpires() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
