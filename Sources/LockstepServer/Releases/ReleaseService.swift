@@ -42,7 +42,11 @@ public final class ReleaseService: Sendable {
         self.schedules = schedules
         let storeCount = configuration.stores.count
         windows = SharedResults(capacity: 12 * storeCount) { a, b in a.start < b.start }
-        let chains = SharedResults<ChainKey, ReleaseKeyChain>(capacity: 4 * storeCount) { a, b in a.epoch < b.epoch }
+        // Every epoch a client may name stays computed (115 KB a chain, 3 MB a store): with
+        // fewer, asking for the day's hours in turn made the server hash a chain per request.
+        let chains = SharedResults<ChainKey, ReleaseKeyChain>(capacity: (Int(Self.keyHistoryEpochs) + 2) * storeCount) { a, b in
+            a.epoch < b.epoch
+        }
         self.chains = chains
         hub = KeyReleaseHub(schedules: configuration.stores.compactMap { schedules[$0.id] }, now: now) { store, position in
             await chains.value(ChainKey(store: store, epoch: position.epoch)) {
