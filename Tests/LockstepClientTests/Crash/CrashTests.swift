@@ -104,7 +104,7 @@ struct CrashTests {
 private final class Acks: Sendable {
     /// Changes sent ahead of their answers: the server's own per-connection bound.
     static let window = 256
-    private let state = Mutex<(first: Int, next: Int, answered: Int, acknowledged: [Int])>((0, 0, 0, []))
+    private let state = Mutex<(first: Int, next: Int, answered: Int, acknowledged: [Int], lastCV: String?)>((0, 0, 0, [], nil))
     private static let start = Mutex(0)
 
     init() {
@@ -135,9 +135,17 @@ private final class Acks: Sendable {
             guard change["error"] == nil, let ccid = change["ccids"]?[0]?.stringValue else { return nil }
             return Int(ccid.dropFirst())
         }
-        state.withLock {
-            $0.answered += changes.count
-            $0.acknowledged += numbers
+        // Once, in feed order: each change's cv is later than every one before it.
+        let cvs = changes.compactMap { $0["cv"]?.stringValue }
+        let outOfOrder: (String, String)? = state.withLock { state in
+            state.answered += changes.count
+            state.acknowledged += numbers
+            for cv in cvs {
+                if let last = state.lastCV, cv <= last { return (cv, last) }
+                state.lastCV = cv
+            }
+            return nil
         }
+        if let (cv, last) = outOfOrder { Issue.record("cv \(cv) came after cv \(last): a change twice or out of feed order") }
     }
 }
