@@ -77,11 +77,12 @@ extension PostgresStore {
                 AND version <= \(oldestKept)
             """).first?.decode(Int?.self) ?? nil, cut > historyFrom
         else { return false }
+        // The change that made the snapshot's version stays (see SQLiteStore's prune).
         try await Self.rows(connection, logger, """
             WITH gone AS (
                 DELETE FROM changes
                 WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND key = \(key)
-                    AND end_version <= \(cut)
+                    AND end_version < \(cut)
                 RETURNING sequence
             )
             UPDATE buckets SET pruned_through = GREATEST(pruned_through, (SELECT COALESCE(MAX(sequence), 0) FROM gone))

@@ -57,6 +57,9 @@ struct HistoryTests {
             }
             #expect(try await store.feed(writer.scope, after: cursorBefore, limit: 100) == nil)
             #expect(try await store.feed(writer.scope, after: ChangeVersion(epoch: epoch, sequence: 12), limit: 100)?.count == 9)
+            // The change that made version 12 is kept: a device holding version 11 catches up.
+            #expect(try await store.feed(writer.scope, after: ChangeVersion(epoch: epoch, sequence: 11), limit: 100)?.first?.endVersion == 12)
+            #expect(try await store.feed(writer.scope, after: ChangeVersion(epoch: epoch, sequence: 10), limit: 100) == nil)
             // A second pass finds nothing more to do.
             #expect(try await store.pruneHistory(after: nil, limit: 100, policy: policy).pruned == 0)
 

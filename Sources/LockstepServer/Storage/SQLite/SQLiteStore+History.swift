@@ -79,9 +79,11 @@ extension SQLiteStore {
             arguments: StatementArguments(object + [oldestKept])), cut > historyFrom
         else { return false }
 
+        // The change that made the snapshot's version stays: the feed keeps every change of a
+        // version kept, so a device that holds the version before it still catches up.
         let lastPrunedSequence = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT MAX(sequence) FROM changes WHERE \(match) AND end_version <= ?"), arguments: StatementArguments(object + [cut]))
-        try db.execute(sql: "DELETE FROM changes WHERE \(match) AND end_version <= ?", arguments: StatementArguments(object + [cut]))
+            db.cachedStatement(sql: "SELECT MAX(sequence) FROM changes WHERE \(match) AND end_version < ?"), arguments: StatementArguments(object + [cut]))
+        try db.execute(sql: "DELETE FROM changes WHERE \(match) AND end_version < ?", arguments: StatementArguments(object + [cut]))
         try db.execute(sql: "DELETE FROM snapshots WHERE \(match) AND version < ?", arguments: StatementArguments(object + [cut]))
         try db.execute(sql: "UPDATE objects SET history_from = ? WHERE \(match)", arguments: StatementArguments([cut] + object))
         if let lastPrunedSequence {
