@@ -12,13 +12,13 @@ extension SQLiteStore {
 
     public func token(hash: String) async throws -> TokenRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM tokens WHERE token_hash = ?", arguments: [hash]).map(Self.token)
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE token_hash = ?"), arguments: [hash]).map(Self.token)
         }
     }
 
     public func deleteToken(hash: String) async throws -> TokenRecord? {
         try await pool.write { db in
-            guard let token = try Row.fetchOne(db, sql: "SELECT * FROM tokens WHERE token_hash = ?", arguments: [hash]).map(Self.token)
+            guard let token = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE token_hash = ?"), arguments: [hash]).map(Self.token)
             else { return nil }
             try db.execute(sql: "DELETE FROM tokens WHERE token_hash = ?", arguments: [hash])
             try Self.countRevocation(db)
@@ -41,7 +41,7 @@ extension SQLiteStore {
 
     public func tokenRevocations() async throws -> Int64 {
         try await pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT token_revocations FROM security_state") ?? 0
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT token_revocations FROM security_state")) ?? 0
         }
     }
 

@@ -53,7 +53,7 @@ public final class SQLiteStore: SyncStore {
 
     public func app(id: String) async throws -> AppRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE id = ?", arguments: [id]).map(Self.app)
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE id = ?"), arguments: [id]).map(Self.app)
         }
     }
 
@@ -92,7 +92,7 @@ public final class SQLiteStore: SyncStore {
 
     public func user(appID: String, id: String) async throws -> UserRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE app_id = ? AND id = ?", arguments: [appID, id]).map(self.user)
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE app_id = ? AND id = ?"), arguments: [appID, id]).map(self.user)
         }
     }
 
@@ -149,7 +149,7 @@ public final class SQLiteStore: SyncStore {
 
     public func bucketOptions(appID: String, bucket: String) async throws -> JSONObject? {
         try await pool.read { db in
-            try String.fetchOne(db, sql: "SELECT options FROM bucket_options WHERE app_id = ? AND bucket = ?", arguments: [appID, bucket])
+            try String.fetchOne(db.cachedStatement(sql: "SELECT options FROM bucket_options WHERE app_id = ? AND bucket = ?"), arguments: [appID, bucket])
                 .map(StoredValueCoding.object)
         }
     }
