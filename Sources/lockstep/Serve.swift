@@ -51,6 +51,7 @@ struct Serve: AsyncParsableCommand {
         let resolvedLimits = try limits.resolved()
         let trustedProxies = try network.trustedProxies()
         let metricsListener = try network.metricsListener()
+        let directoryLock = try storage.lockDataDirectory()
         let store = try await storage.openStore()
         var services = LockstepServices(store: store, limits: resolvedLimits, clock: clock, logger: logger)
         services.releases = releases
@@ -84,6 +85,7 @@ struct Serve: AsyncParsableCommand {
             throw error
         }
         await storage.close(store)
+        withExtendedLifetime(directoryLock) {}
     }
 }
 

@@ -49,6 +49,25 @@ struct StorageOptions: ParsableArguments {
         return try ServerKey.loadOrCreate(path: path).key
     }
 
+    /// The lock a server holds on its SQLite data directory for as long as it runs (`nil` on
+    /// PostgreSQL, where nodes share the database by design).
+    func lockDataDirectory() throws -> DataDirectoryLock? {
+        guard resolvedDatabaseURL == nil else { return nil }
+        return try DataDirectoryLock(directory: resolvedDataDirectory)
+    }
+
+    /// The embedded store's database file.
+    var databasePath: String { resolvedDataDirectory + "/lockstep.sqlite" }
+
+    /// The server key, which must exist already (a restore must not make a new one).
+    func existingServerKey() throws -> ServerKey {
+        guard let path = resolvedServerKeyFile else { return try serverKey() }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandError("there is no server key at \(path): pass the key file the backup's server used (--server-key-file) or LOCKSTEP_SERVER_KEY")
+        }
+        return try ServerKey.load(path: path)
+    }
+
     /// Opens the configured store, creating the data directory (0700) for SQLite if needed.
     func openStore() async throws -> any SyncStore {
         let key = try serverKey()
@@ -57,7 +76,7 @@ struct StorageOptions: ParsableArguments {
         }
         let directory = resolvedDataDirectory
         try PrivateFiles.createDirectory(directory)
-        return try SQLiteStore(path: directory + "/lockstep.sqlite", serverKey: key)
+        return try SQLiteStore(path: databasePath, serverKey: key)
     }
 
     /// A sentence for each file of the server's that other local accounts can read.

@@ -102,6 +102,32 @@ final class ServerProcess: Sendable {
     }
 }
 
+extension ServerProcess {
+    /// Every object of `bucket`, read page by page.
+    func objects(app: String, bucket: String, token: String) async throws -> [String: JSONObject] {
+        var objects: [String: JSONObject] = [:]
+        var mark: String?
+        repeat {
+            let page = try #require(try await get(
+                "/1/\(app)/\(bucket)/index?data=1&limit=1000" + (mark.map { "&mark=\($0)" } ?? ""), token: token).json)
+            for entry in page["index"]?.arrayValue ?? [] {
+                objects[try #require(entry["id"]?.stringValue)] = entry["d"]?.objectValue
+            }
+            mark = page["mark"]?.stringValue
+        } while mark != nil
+        return objects
+    }
+
+    /// The default app's id and admin token, from what a fresh server prints.
+    func defaultAppCredentials() async throws -> (app: String, admin: String) {
+        guard let app = await tool.next(startingWith: "  app id:", within: .seconds(10)),
+            let admin = await tool.next(startingWith: "  admin token:", within: .seconds(10)),
+            let appID = app.split(separator: " ").last, let adminToken = admin.split(separator: " ").last
+        else { throw CrashTestError.noCredentials(tool.transcript) }
+        return (String(appID), String(adminToken))
+    }
+}
+
 enum CrashTestError: Error {
     case didNotStart(String)
     case noCredentials(String)
