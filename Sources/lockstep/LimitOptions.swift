@@ -49,7 +49,9 @@ struct LimitOptions: ParsableArguments {
     var passwordAttemptsPerMinute: Double?
     @Option(name: .customLong("max-connections-per-address"), help: "Connections one address may hold open at once (0: no limit).")
     var maximumConnectionsPerAddress: Int?
-    @Option(name: .customLong("request-header-timeout-seconds"), help: "Time a connection has to send a request's header.")
+    @Option(name: .customLong("idle-connection-timeout-seconds"), help: "Time an HTTP connection may stay open with no request under way.")
+    var idleConnectionTimeoutSeconds: Double?
+    @Option(name: .customLong("request-header-timeout-seconds"), help: "Time a request's header has to arrive once it has begun.")
     var requestHeaderTimeoutSeconds: Double?
     @Option(name: .customLong("request-body-timeout-seconds"), help: "Time a request's body has to arrive after its header.")
     var requestBodyTimeoutSeconds: Double?
@@ -101,6 +103,7 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(accountRequestsPerMinute, "LOCKSTEP_ACCOUNT_REQUESTS_PER_MINUTE") { limits.accountRequestsPerMinute = value }
         if let value = try pick(passwordAttemptsPerMinute, "LOCKSTEP_PASSWORD_ATTEMPTS_PER_MINUTE") { limits.passwordAttemptsPerMinute = value }
         if let value = try pick(maximumConnectionsPerAddress, "LOCKSTEP_MAX_CONNECTIONS_PER_ADDRESS") { limits.maximumConnectionsPerAddress = value }
+        if let value = try pick(idleConnectionTimeoutSeconds, "LOCKSTEP_IDLE_CONNECTION_TIMEOUT_SECONDS") { limits.idleConnectionTimeoutSeconds = value }
         if let value = try pick(requestHeaderTimeoutSeconds, "LOCKSTEP_REQUEST_HEADER_TIMEOUT_SECONDS") { limits.requestHeaderTimeoutSeconds = value }
         if let value = try pick(requestBodyTimeoutSeconds, "LOCKSTEP_REQUEST_BODY_TIMEOUT_SECONDS") { limits.requestBodyTimeoutSeconds = value }
         if let value = try pick(socketInitTimeoutSeconds, "LOCKSTEP_SOCKET_INIT_TIMEOUT_SECONDS") { limits.socketInitTimeoutSeconds = value }

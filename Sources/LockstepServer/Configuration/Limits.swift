@@ -73,9 +73,13 @@ public struct Limits: Sendable, Equatable {
     /// they arrive. Trusted proxies are not counted: each carries many callers (limit them at
     /// the proxy, e.g. nginx's `limit_conn`). 0 turns it off.
     public var maximumConnectionsPerAddress = 256
-    /// How long a connection may take to send a request's header, counted from its opening or
-    /// from the end of its previous response: a connection that sends nothing, or a header
-    /// a few bytes at a time, is closed past it. 0 turns it off.
+    /// How long an HTTP connection may stay open with no request under way (just opened, or
+    /// kept alive after a response); past it the server closes it. Longer than clients keep
+    /// idle connections pooled (AsyncHTTPClient: 60 s), so that a client never reuses one the
+    /// server is closing. 0 turns it off.
+    public var idleConnectionTimeoutSeconds = 75.0
+    /// How long a request's header may take to arrive once its first bytes have: a header sent
+    /// a few bytes at a time is closed past it. 0 turns it off.
     public var requestHeaderTimeoutSeconds = 10.0
     /// How long a request's body may take to arrive once its header has. 0 turns it off.
     public var requestBodyTimeoutSeconds = 60.0

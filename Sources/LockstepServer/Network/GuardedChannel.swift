@@ -24,7 +24,9 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { [limits] value in
             // The inner setup built the HTTP pipeline synchronously, before any byte was read.
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(RequestGuard(limits: limits), position: .after(decoder))
+            let requestGuard = RequestGuard(limits: limits)
+            try channel.pipeline.syncOperations.addHandler(requestGuard.watcher, position: .before(decoder))
+            try channel.pipeline.syncOperations.addHandler(requestGuard, position: .after(decoder))
             return value
         }
     }

@@ -5,43 +5,57 @@ import NIOHTTP1
 /// Holds each HTTP connection to deadlines and answers requests the parser refuses.
 ///
 /// Sits right after the HTTP decoder, so it sees requests as the parser makes them and
-/// responses as they leave:
+/// responses as they leave; a ``RequestBytesWatcher`` before the decoder tells it when the
+/// first bytes of a request arrive:
 ///
-/// - **Header deadline**: from the connection's opening, or the end of its previous response,
-///   to the end of the next request's header. A connection that sends nothing, or a header a
-///   few bytes at a time, is closed past it, so idle and half-sent requests cannot pile up.
+/// - **Idle deadline**: a connection with no request under way (just opened, or kept alive
+///   after a response) is closed past ``Limits/idleConnectionTimeoutSeconds``. It is longer
+///   than HTTP clients keep idle connections in their pools (60 s for AsyncHTTPClient), so a
+///   client does not send a request on a connection the server is closing that moment.
+/// - **Header deadline**: from a request's first bytes to the end of its header. A header sent
+///   a few bytes at a time is closed past it, so half-sent requests cannot pile up.
 /// - **Body deadline**: from the end of a request's header to the end of its body.
 /// - **Refused requests**: a request the parser cannot take (a header over the size or count
 ///   limits, an unknown method, malformed syntax) is answered `431` or `400` with a JSON error
 ///   and `Connection: close`, and the connection is closed.
 ///
-/// A WebSocket upgrade takes the guard out of the pipeline with its `101` response: the
-/// streaming connection has deadlines of its own (``Limits/socketInitTimeoutSeconds``, the
-/// heartbeat timeout).
+/// A WebSocket upgrade takes the guard (and its watcher) out of the pipeline with its `101`
+/// response: the streaming connection has deadlines of its own
+/// (``Limits/socketInitTimeoutSeconds``, the heartbeat timeout).
 final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
+    private let idleTimeout: TimeAmount?
     private let headerTimeout: TimeAmount?
     private let bodyTimeout: TimeAmount?
+    private var context: ChannelHandlerContext?
     /// Requests whose header arrived and whose response has not ended.
     private var unanswered = 0
+    /// Whether bytes of a request whose header has not been read yet arrived.
+    private var requestBegun = false
     private var deadline: Scheduled<Void>?
     private var isClosing = false
+    /// Told when bytes arrive; removed with the guard at an upgrade.
+    private(set) lazy var watcher = RequestBytesWatcher(requestGuard: self)
 
     init(limits: Limits) {
-        headerTimeout = limits.requestHeaderTimeoutSeconds > 0 ? .nanoseconds(Int64(limits.requestHeaderTimeoutSeconds * 1e9)) : nil
-        bodyTimeout = limits.requestBodyTimeoutSeconds > 0 ? .nanoseconds(Int64(limits.requestBodyTimeoutSeconds * 1e9)) : nil
+        func amount(_ seconds: Double) -> TimeAmount? { seconds > 0 ? .nanoseconds(Int64(seconds * 1e9)) : nil }
+        idleTimeout = amount(limits.idleConnectionTimeoutSeconds)
+        headerTimeout = amount(limits.requestHeaderTimeoutSeconds)
+        bodyTimeout = amount(limits.requestBodyTimeoutSeconds)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        awaitHeader(context)
+        self.context = context
+        schedule(idleTimeout, context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelDeadline()
+        self.context = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -49,10 +63,20 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    /// Bytes arrived (from ``RequestBytesWatcher``): a request begins, unless one is under way.
+    func bytesArrived() {
+        guard !requestBegun, let context else { return }
+        requestBegun = true
+        // While a response is under way the next request's bytes wait in the decoder; its
+        // header deadline starts once that response has ended.
+        if unanswered == 0 { schedule(headerTimeout, context) }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
             unanswered += 1
+            requestBegun = false
             schedule(bodyTimeout, context)
         case .body:
             break
@@ -69,11 +93,12 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // flushes at once) would reach this handler once removed, and go no further.
             context.writeAndFlush(data, promise: promise)
             cancelDeadline()
+            context.pipeline.syncOperations.removeHandler(watcher, promise: nil)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             return
         case .end:
             unanswered = max(0, unanswered - 1)
-            if unanswered == 0 { awaitHeader(context) }
+            if unanswered == 0 { schedule(requestBegun ? headerTimeout : idleTimeout, context) }
         case .head, .body:
             break
         }
@@ -98,10 +123,6 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     // MARK: Deadlines
-
-    private func awaitHeader(_ context: ChannelHandlerContext) {
-        schedule(headerTimeout, context)
-    }
 
     private func schedule(_ timeout: TimeAmount?, _ context: ChannelHandlerContext) {
         cancelDeadline()
@@ -140,5 +161,23 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         default:
             (.badRequest, "the request is not valid HTTP/1.1 (\(error))")
         }
+    }
+}
+
+/// Tells a ``RequestGuard`` when a request's first bytes arrive. It sits before the HTTP
+/// decoder, which passes a request on only once its whole header is in.
+final class RequestBytesWatcher: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private weak var requestGuard: RequestGuard?
+
+    init(requestGuard: RequestGuard) {
+        self.requestGuard = requestGuard
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        requestGuard?.bytesArrived()
+        context.fireChannelRead(data)
     }
 }

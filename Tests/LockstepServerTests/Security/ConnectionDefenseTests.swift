@@ -10,6 +10,7 @@ import Testing
 struct ConnectionDefenseTests {
     static var quickLimits: Limits {
         var limits = TestServer.testLimits
+        limits.idleConnectionTimeoutSeconds = 1
         limits.requestHeaderTimeoutSeconds = 1
         limits.requestBodyTimeoutSeconds = 1
         limits.socketInitTimeoutSeconds = 1
@@ -38,7 +39,29 @@ struct ConnectionDefenseTests {
         }
     }
 
-    @Test func aKeptAliveConnectionMayWaitForItsNextRequestUntilTheDeadline() async throws {
+    /// A kept-alive connection waits for its next request as long as the idle deadline, not
+    /// the header deadline: a client that reuses a pooled connection is not refused because
+    /// the server closed it a moment before.
+    @Test func aKeptAliveConnectionOutlivesTheHeaderDeadline() async throws {
+        var limits = Self.quickLimits
+        limits.idleConnectionTimeoutSeconds = 30
+        let server = try await TestServer.start(limits: limits)
+        defer { Task { await server.stop() } }
+        let connection = try RawConnection.open(port: server.port)
+        connection.send("GET /health HTTP/1.1\r\nHost: lockstep\r\n\r\n")
+        // Each answer read to the end of its body, {"status":"ok"}.
+        #expect(httpStatus(try await connection.receive(until: "ok\"}", within: .seconds(10)).text) == 200)
+        try await Task.sleep(for: .seconds(2))
+        connection.send("GET /health HTTP/1.1\r\nHost: lockstep\r\n\r\n")
+        let second = try await connection.receive(until: "ok\"}", within: .seconds(10))
+        #expect(httpStatus(second.text) == 200, "after 2 s idle, past the 1 s header deadline: \(second)")
+        // A header begun and left half-sent is still closed at the header deadline.
+        connection.send("GET /health HTTP/1.1\r\nX-Wait: ")
+        let (_, closed, after) = try await connection.receiveUntilClosed(within: .seconds(10))
+        #expect(closed && after >= .milliseconds(900) && after < .seconds(5), "closed \(closed) after \(after)")
+    }
+
+    @Test func aKeptAliveConnectionMayWaitForItsNextRequestUntilTheIdleDeadline() async throws {
         let server = try await TestServer.start(limits: Self.quickLimits)
         defer { Task { await server.stop() } }
         let connection = try RawConnection.open(port: server.port)
@@ -143,6 +166,7 @@ struct ConnectionDefenseTests {
     @Test func healthStaysFastWhileConnectionsPileUp() async throws {
         var limits = Self.quickLimits
         limits.requestHeaderTimeoutSeconds = 30
+        limits.idleConnectionTimeoutSeconds = 30
         let server = try await TestServer.start(limits: limits)
         defer { Task { await server.stop() } }
         // 200 half-sent requests and 50 silent sockets from ten addresses, all held open.
