@@ -3,6 +3,7 @@ import LockstepClient
 import LockstepCore
 import LockstepServer
 import Testing
+@testable import lockstep
 
 @Suite("Sync with a real server")
 struct SyncTests {
@@ -34,6 +35,37 @@ struct SyncTests {
         }
         await alice.close()
         await bob.close()
+        await server.stop()
+    }
+
+    /// Behind a proxy that refuses upgrades and then lets them through: the client syncs over
+    /// HTTP without pause meanwhile, and streams once the socket opens.
+    @Test("a polling client streams once its socket can be opened")
+    func pollingGivesWayToTheSocket() async throws {
+        let server = try await TestServer.start()
+        let token = try await server.createUser()
+        let port = try BenchProcesses.freePort()
+        var configuration = LockstepClient.Configuration(
+            backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(200)), pollingWindow: .seconds(1))
+        configuration.logger.logLevel = .warning
+        configuration.socketURL = URL(string: "ws://127.0.0.1:\(port)/sock/1/\(server.appID)/websocket")!
+        let alice = try LockstepClient(storeDirectory: temporaryStore(), server: server.baseURL, app: server.appID, token: token, configuration: configuration)
+        let bob = try server.client(token: token, transport: .socket)
+        await alice.sync.start()
+        await bob.sync.start()
+        try await alice.bucket("notes").put("n1", ["by": "alice, polling"])
+        try await eventually("bob has alice's note") { try bob.bucket("notes").get("n1") != nil }
+        #expect(alice.sync.state == .polling)
+
+        // The way to the socket opens: the client finds it within a window or two.
+        let relay = try await DelayRelay.start(
+            targetPort: server.port, link: LinkModel(name: "none", up: .fixed(milliseconds: 0), down: .fixed(milliseconds: 0)), listeningOn: port)
+        try await eventually("alice streams") { alice.sync.state == .streaming }
+        try await bob.bucket("notes").put("n2", ["by": "bob"])
+        try await eventually("alice has bob's note over the socket") { try alice.bucket("notes").get("n2") != nil }
+        await alice.close()
+        await bob.close()
+        try await relay.stop()
         await server.stop()
     }
 

@@ -7,7 +7,8 @@ struct PollingSession: Sendable {
     let context: SyncContext
     let buckets: [String]
 
-    /// Syncs every bucket until cancelled or until the server refuses the token.
+    /// Syncs every bucket until cancelled, or until one of its loops fails (the server is
+    /// gone, refuses the token, or a write fails): that ends the session, and its other loops.
     func run() async throws {
         let bucketsGeneration = context.bucketsChanged.generation
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -16,7 +17,7 @@ struct PollingSession: Sendable {
                 group.addTask { try await receiveLoop(bucket) }
                 group.addTask { try await sendLoop(bucket) }
             }
-            try await group.waitForAll()
+            while try await group.next() != nil {}
         }
     }
 

@@ -35,6 +35,19 @@ struct SocketSession: Sendable {
         case live
     }
 
+    /// Whether the socket can be opened now: a handshake, closed at once.
+    static func opens(_ context: SyncContext) async -> Bool {
+        do {
+            try await WebSocketClient.connect(url: context.socketURL, configuration: WebSocketClientConfiguration(), logger: context.logger) {
+                _, outbound, _ in
+                try await outbound.close(.normalClosure, reason: nil)
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
     func run() async throws {
         var configuration = WebSocketClientConfiguration()
         configuration.maxFrameSize = 64 * 1024 * 1024

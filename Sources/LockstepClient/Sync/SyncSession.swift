@@ -123,22 +123,32 @@ struct SyncLoop {
                 continue
             }
             attempt += 1
-            // The socket cannot be opened: sync over HTTP meanwhile, then try it again.
+            // The socket cannot be opened: sync over HTTP meanwhile, trying the socket again now
+            // and then, and go back to it once it opens.
             context.setState(.polling)
-            if case .unauthorized(let message) = await poll(buckets, for: max(delay, context.configuration.pollingWindow)) {
+            if case .unauthorized(let message) = await poll(buckets, tryingTheSocketEvery: max(delay, context.configuration.pollingWindow)) {
                 return context.setState(.unauthorized(message))
             }
         }
     }
 
-    /// Polls for `window`; returns the session's end state if it must not go on.
-    private func poll(_ buckets: [String], for window: Duration) async -> SyncState? {
+    /// Polls until the socket opens (tried every `window`) or polling fails; returns the
+    /// session's end state if it must not go on.
+    ///
+    /// Polling runs on while the socket is tried: a session torn down every window would start
+    /// over each time (catching up before it may send), and on a slow link or a busy device it
+    /// could spend whole windows catching up and never send.
+    private func poll(_ buckets: [String], tryingTheSocketEvery window: Duration) async -> SyncState? {
         let session = PollingSession(context: context, buckets: buckets)
         let deadline = ContinuousClock.now + window
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await session.run() }
-                group.addTask { try await Task.sleep(until: deadline) }
+                group.addTask { [context] in
+                    repeat {
+                        try await Task.sleep(for: window)
+                    } while await !SocketSession.opens(context)
+                }
                 try await group.next()
                 group.cancelAll()
             }

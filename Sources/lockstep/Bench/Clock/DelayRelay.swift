@@ -30,9 +30,10 @@ final class DelayRelay: Sendable {
         self.listener = listener
     }
 
-    /// Starts relaying connections made to 127.0.0.1 on a free port to 127.0.0.1 on `targetPort`.
+    /// Starts relaying connections made to 127.0.0.1 on `port` (a free one by default) to
+    /// 127.0.0.1 on `targetPort`.
     static func start(
-        targetPort: Int, link: LinkModel, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        targetPort: Int, link: LinkModel, listeningOn port: Int = 0, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> DelayRelay {
         let target = try SocketAddress(ipAddress: "127.0.0.1", port: targetPort)
         let listener = try await ServerBootstrap(group: group)
@@ -51,7 +52,7 @@ final class DelayRelay: Sendable {
                         try outbound.pipeline.syncOperations.addHandler(DelayingForwarder(to: inbound, delay: link.down))
                     }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: "127.0.0.1", port: port)
             .get()
         return DelayRelay(port: listener.localAddress?.port ?? 0, link: link, listener: listener)
     }
