@@ -83,21 +83,14 @@ extension PostgresStore {
         let page = IndexAsOf.page(unchanged: unchanged, changed: changed, limit: query.limit)
         var entries: [IndexPage.Entry] = []
         for candidate in page.entries {
-            var entry = candidate.entry
-            if query.includeData && entry.data == nil {
-                guard let object = try await object(scope, key: entry.key) else { continue }
-                if let data = try await timeline(ObjectAddress(scope: scope, key: entry.key), from: entry.version, through: entry.version)?
-                    .data(at: entry.version)
-                {
-                    entry.data = data
-                } else if !object.isDeleted {
-                    // That version could not be rebuilt: the latest stands in.
-                    entry = IndexPage.Entry(key: entry.key, version: object.version, data: object.data)
-                } else {
-                    continue
-                }
+            let entry = candidate.entry
+            guard query.includeData && entry.data == nil else {
+                entries.append(entry)
+                continue
             }
-            entries.append(entry)
+            let rebuilt = try await timeline(ObjectAddress(scope: scope, key: entry.key), from: entry.version, through: entry.version)?
+                .data(at: entry.version)
+            if let listed = IndexAsOf.withData(entry, rebuilt: rebuilt, latest: try await object(scope, key: entry.key)) { entries.append(listed) }
         }
         return IndexPage(current: current, entries: entries, nextBefore: page.nextBefore)
     }

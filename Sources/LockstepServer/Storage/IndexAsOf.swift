@@ -1,3 +1,5 @@
+package import LockstepCore
+
 /// How an index walk lists a bucket as it stood at the walk's snapshot, newest change first,
 /// whatever changes between its pages: the rules both stores apply (see ``IndexPage``).
 ///
@@ -44,5 +46,15 @@ package enum IndexAsOf {
         guard hasMore else { return (merged, nil) }
         let page = Array(merged.prefix(limit))
         return (page, page.last?.place)
+    }
+
+    /// A listed object with its data, for a page that carries data: the data of the version the
+    /// walk lists it at when that can be rebuilt, else its latest version standing in; `nil`
+    /// when it is gone (removed since, and that version not rebuilt).
+    package static func withData(_ entry: IndexPage.Entry, rebuilt: JSONObject?, latest object: StoredObject?) -> IndexPage.Entry? {
+        guard let object else { return nil }
+        if let rebuilt { return IndexPage.Entry(key: entry.key, version: entry.version, data: rebuilt) }
+        guard !object.isDeleted else { return nil }
+        return IndexPage.Entry(key: entry.key, version: object.version, data: object.data)
     }
 }
