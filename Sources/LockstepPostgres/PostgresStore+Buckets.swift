@@ -75,10 +75,11 @@ extension PostgresStore {
             let lastChange = sequence.flatMap { sequence in
                 endVersion.map { (sequence: sequence, version: $0, isRemoval: operation == ChangeRecord.Operation.remove.rawValue) }
             }
-            guard let (place, listed) = IndexAsOf.place(lastChange: lastChange, historyFrom: historyFrom, current: (version, deleted)),
-                place < query.before ?? .max, place > query.changedAfter ?? -1
-            else { continue }
-            changed.append(IndexAsOf.Candidate(place: place, entry: IndexPage.Entry(key: key, version: listed, data: nil)))
+            if let candidate = IndexAsOf.changedCandidate(
+                key: key, lastChange: lastChange, historyFrom: historyFrom, current: (version, deleted), query: query)
+            {
+                changed.append(candidate)
+            }
         }
         let page = IndexAsOf.page(unchanged: unchanged, changed: changed, limit: query.limit)
         var entries: [IndexPage.Entry] = []

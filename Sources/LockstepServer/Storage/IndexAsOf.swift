@@ -57,4 +57,16 @@ package enum IndexAsOf {
         guard !object.isDeleted else { return nil }
         return IndexPage.Entry(key: entry.key, version: object.version, data: object.data)
     }
+
+    /// The candidate a page may list for an object changed since the snapshot, at its place as
+    /// of the snapshot; `nil` when it is not listed, or its place is outside `query`'s range.
+    package static func changedCandidate(
+        key: String, lastChange: (sequence: Int64, version: Int, isRemoval: Bool)?, historyFrom: Int,
+        current: (version: Int, isDeleted: Bool), query: IndexQuery
+    ) -> Candidate? {
+        guard let (place, version) = place(lastChange: lastChange, historyFrom: historyFrom, current: current),
+            place < query.before ?? .max, place > query.changedAfter ?? -1
+        else { return nil }
+        return Candidate(place: place, entry: IndexPage.Entry(key: key, version: version, data: nil))
+    }
 }

@@ -81,11 +81,11 @@ extension SQLiteStore {
                 ).map { row in
                     (sequence: row["sequence"] as Int64, version: row["end_version"] as Int, isRemoval: row["operation"] == ChangeRecord.Operation.remove.rawValue)
                 }
-                guard let (place, version) = IndexAsOf.place(
-                    lastChange: lastChange, historyFrom: row["history_from"], current: (row["version"], row["deleted"])),
-                    place < query.before ?? .max, place > query.changedAfter ?? -1
-                else { continue }
-                changed.append(IndexAsOf.Candidate(place: place, entry: IndexPage.Entry(key: key, version: version, data: nil)))
+                if let candidate = IndexAsOf.changedCandidate(
+                    key: key, lastChange: lastChange, historyFrom: row["history_from"], current: (row["version"], row["deleted"]), query: query)
+                {
+                    changed.append(candidate)
+                }
             }
             let page = IndexAsOf.page(unchanged: unchanged, changed: changed, limit: query.limit)
             var entries: [IndexPage.Entry] = []
