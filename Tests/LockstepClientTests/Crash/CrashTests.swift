@@ -17,9 +17,8 @@ struct CrashTests {
         defer { Task { await remove() } }
         var server = try await ServerProcess.start(storeArguments)
         defer { server.kill() }
-        let credentials = try await Self.credentials(of: server)
-        let token = try #require(try await server.post(
-            "/1/\(credentials.app)/token", token: credentials.admin, body: ["username": "crash"]).json?["access_token"]?.stringValue)
+        let credentials = try await server.credentials()
+        let token = try await server.issueToken(app: credentials.app, admin: credentials.admin, username: "crash")
 
         // The client's socket runs on a loop of its own: its writes must not hold up the
         // loops that the servers of other tests in this process serve their sockets on.
@@ -60,7 +59,7 @@ struct CrashTests {
 
             server = try await ServerProcess.start(storeArguments, port: server.port)
             // Every acknowledged change is there, with its content.
-            let held = try await Self.objects(of: server, app: credentials.app, token: token)
+            let held = try await server.objects("crash", app: credentials.app, token: token)
             let missing = acknowledged.filter { key, number in held[key]?["n"] != .integer(Int64(number)) }
             #expect(missing.isEmpty, "kill \(kill): \(missing.count) acknowledged changes missing, such as \(missing.first.map { "\($0)" } ?? "")")
             // Sent again, an acknowledged change is refused as a duplicate, not applied twice.
@@ -73,30 +72,6 @@ struct CrashTests {
             }
         }
         #expect(acknowledged.count > 10, "the kills came after some changes were acknowledged (\(acknowledged.count) of \(sent) sent)")
-    }
-
-    /// Every object of the `crash` bucket, read page by page.
-    private static func objects(of server: ServerProcess, app: String, token: String) async throws -> [String: JSONObject] {
-        var objects: [String: JSONObject] = [:]
-        var mark: String?
-        repeat {
-            let page = try #require(try await server.get(
-                "/1/\(app)/crash/index?data=1&limit=1000" + (mark.map { "&mark=\($0)" } ?? ""), token: token).json)
-            for entry in page["index"]?.arrayValue ?? [] {
-                objects[try #require(entry["id"]?.stringValue)] = entry["d"]?.objectValue
-            }
-            mark = page["mark"]?.stringValue
-        } while mark != nil
-        return objects
-    }
-
-    /// The default app's id and admin token, from what a fresh server prints.
-    private static func credentials(of server: ServerProcess) async throws -> (app: String, admin: String) {
-        guard let app = await server.tool.next(startingWith: "  app id:", within: .seconds(10)),
-            let admin = await server.tool.next(startingWith: "  admin token:", within: .seconds(10)),
-            let appID = app.split(separator: " ").last, let adminToken = admin.split(separator: " ").last
-        else { throw CrashTestError.noCredentials(server.tool.transcript) }
-        return (String(appID), String(adminToken))
     }
 }
 

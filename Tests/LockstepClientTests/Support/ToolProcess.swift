@@ -81,6 +81,11 @@ final class ToolProcess: Sendable {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }
 
+    /// Asks the process to stop (SIGTERM), as a service manager does.
+    func terminate() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGTERM) }
+    }
+
     /// Kills the process and whatever it started: Foundation starts each process as the leader
     /// of a process group of its own, which a shell's commands join.
     func killGroup() {
