@@ -17,7 +17,8 @@ import Testing
 /// ```
 ///
 /// `LOCKSTEP_CONVERGENCE_STEPS` sets the steps per history (60), `LOCKSTEP_CONVERGENCE_SHRINK_SECONDS`
-/// the time the shrinker may take (180). With `LOCKSTEP_TEST_POSTGRES_URL`, histories also run
+/// the time the shrinker may take (180); `LOCKSTEP_CONVERGENCE_STRICT=1` fails on the known defect
+/// too (``ConvergenceOracle/peerTextDefect``, reported as a known issue otherwise). With `LOCKSTEP_TEST_POSTGRES_URL`, histories also run
 /// on two server nodes sharing a PostgreSQL schema.
 @Suite("Convergence checker", .serialized)
 struct ConvergenceCheckerTests {
@@ -41,18 +42,30 @@ struct ConvergenceCheckerTests {
         let settings = ConvergenceSettings(defaultSeeds: defaultSeeds, backend: backend)
         var totals = HistoryRunner.Faults()
         var time = Duration.zero
-        var checked = 0
+        var (checked, failed, explained) = (0, 0, 0)
         for seed in settings.seeds {
             let history = History.generate(seed: seed, count: settings.steps, nodes: backend.nodes)
-            let outcome = try await HistoryRunner.run(history, on: backend)
+            let outcome = try await HistoryRunner.run(history, on: backend, strict: settings.strict)
             checked += 1
             time += outcome.duration
             totals.add(outcome.faults)
             print("convergence \(backend) seed \(seed): \(outcome.applied)/\(history.steps.count) steps, \(outcome.faults), "
-                + "\(outcome.duration.formatted()) — \(outcome.failed ? "FAILED" : "ok")")
+                + "\(outcome.duration.formatted()) — \(outcome.failed ? "FAILED" : outcome.known.isEmpty ? "ok" : "known defect")")
+            if !outcome.known.isEmpty {
+                explained += 1
+                withKnownIssue(Comment(rawValue: ConvergenceOracle.peerTextDefect)) {
+                    Issue.record(Comment(rawValue: "seed \(seed):\n" + outcome.known.joined(separator: "\n")))
+                }
+            }
             guard outcome.failed else { continue }
+            failed += 1
+            // The first failure is shrunk; later ones are listed with their seeds.
+            guard failed == 1 else {
+                Issue.record(Comment(rawValue: "convergence failed on \(backend), seed \(seed):\n\(outcome.problems.joined(separator: "\n"))"))
+                continue
+            }
             let shrunk = await HistoryShrinker.shrink(history, problems: outcome.problems, within: settings.shrinkBudget) { candidate in
-                let again = try? await HistoryRunner.run(candidate, on: backend)
+                let again = try? await HistoryRunner.run(candidate, on: backend, strict: settings.strict)
                 return again.flatMap { $0.failed ? $0.problems : nil }
             }
             Issue.record(Comment(rawValue: """
@@ -63,9 +76,8 @@ struct ConvergenceCheckerTests {
                 which fails with:
                 \(shrunk.problems.joined(separator: "\n"))
                 """))
-            break
         }
-        print("convergence \(backend): \(checked) seeds in \(time.formatted()), \(totals)")
+        print("convergence \(backend): \(checked) seeds in \(time.formatted()), \(failed) failed, \(explained) showed the known defect; \(totals)")
     }
 }
 
@@ -74,6 +86,8 @@ struct ConvergenceSettings {
     var seeds: [UInt64]
     var steps: Int
     var shrinkBudget: Duration
+    /// Known defects fail the run too.
+    var strict: Bool
 
     init(defaultSeeds: Int, backend: ConvergenceBackend) {
         let environment = ProcessInfo.processInfo.environment
@@ -86,6 +100,7 @@ struct ConvergenceSettings {
         }
         seeds = (0..<UInt64(max(0, count))).map { first + $0 }
         steps = environment["LOCKSTEP_CONVERGENCE_STEPS"].flatMap(Int.init) ?? 60
+        strict = environment["LOCKSTEP_CONVERGENCE_STRICT"] == "1"
         shrinkBudget = .seconds(environment["LOCKSTEP_CONVERGENCE_SHRINK_SECONDS"].flatMap(Int.init) ?? 180)
     }
 }

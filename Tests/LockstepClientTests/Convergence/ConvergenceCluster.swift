@@ -208,8 +208,12 @@ final class ConvergenceCluster {
                 }
             }
         }
-        let feed = (try? await feedChangeIDs()) ?? []
-        if feed.isEmpty { problems.append("the server's change feed could not be read") }
+        var feed: [String] = []
+        do {
+            feed = try await feedChangeIDs()
+        } catch {
+            problems.append("the server's change feed could not be read: \(error)")
+        }
         return (states.devices, states.servers, feed, problems)
     }
 
@@ -227,10 +231,15 @@ final class ConvergenceCluster {
         var changes: [RemoteChange] = []
         while true {
             let after = changes.last?.cursor.map { "&cv=\($0)" } ?? ""
-            guard let json = try await nodes[0].get("/1/\(app)/\(Self.bucket)/changes?limit=1000\(after)", token: token).json else { return [] }
+            let answer = try await nodes[0].get("/1/\(app)/\(Self.bucket)/changes?limit=1000\(after)", token: token)
+            guard answer.status == 200, let json = answer.json else { throw ConvergenceError.unexpectedAnswer("GET /changes: \(answer)") }
             let page = try RemoteChange.list(json)
             changes += page
             if page.count < 1000 { return changes.flatMap(\.changeIDs) }
         }
     }
+}
+
+enum ConvergenceError: Error {
+    case unexpectedAnswer(String)
 }
