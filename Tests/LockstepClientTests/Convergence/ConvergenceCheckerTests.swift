@@ -17,14 +17,15 @@ import Testing
 /// ```
 ///
 /// `LOCKSTEP_CONVERGENCE_STEPS` sets the steps per history (60), `LOCKSTEP_CONVERGENCE_SHRINK_SECONDS`
-/// the time the shrinker may take (180); `LOCKSTEP_CONVERGENCE_STRICT=1` fails on the known defect
-/// too (``ConvergenceOracle/peerTextDefect``, reported as a known issue otherwise). With `LOCKSTEP_TEST_POSTGRES_URL`, histories also run
+/// the time the shrinker may take (180). `LOCKSTEP_CONVERGENCE_PEER_TEXT=1` lets the peer devices
+/// edit text too, which shows the defect of ``PeerTextMergeTests`` (inserts lost, and devices that
+/// never agree again): until it is fixed, by default only the other devices edit text. With `LOCKSTEP_TEST_POSTGRES_URL`, histories also run
 /// on two server nodes sharing a PostgreSQL schema.
 @Suite("Convergence checker", .serialized)
 struct ConvergenceCheckerTests {
     @Test("generated histories on a SQLite server end identical everywhere, as the merge rules say")
     func sqlite() async throws {
-        try await check(.sqlite, defaultSeeds: 5)
+        try await check(.sqlite, defaultSeeds: 8)
     }
 
     @Test("generated histories on two PostgreSQL nodes end identical everywhere, as the merge rules say")
@@ -35,28 +36,37 @@ struct ConvergenceCheckerTests {
             if environment["CI"] != nil { Issue.record("\(reason) (and CI is set, where it must be)") }
             try Test.cancel(Comment(rawValue: reason))
         }
-        try await check(.postgresTwoNodes, defaultSeeds: 2)
+        try await check(.postgresTwoNodes, defaultSeeds: 3)
+    }
+
+    /// Seeds on which two PostgreSQL nodes ended, everywhere alike, with a whole-value member
+    /// that is not the latest edit's (seed 1006: a removal stamped 23 ms over a list stamped
+    /// 27 ms; seed 1020: of two edits stamped alike, the one of the smaller client id). Not
+    /// explained yet, and not every run shows it (the SQLite server has not, in 70 seeds).
+    @Test("seeds that found defects on two PostgreSQL nodes", arguments: [UInt64(1_006), 1_020])
+    func postgresDefectSeeds(seed: UInt64) async throws {
+        guard let url = ProcessInfo.processInfo.environment["LOCKSTEP_TEST_POSTGRES_URL"], !url.isEmpty else {
+            try Test.cancel("LOCKSTEP_TEST_POSTGRES_URL is not set")
+        }
+        let outcome = try await HistoryRunner.run(History.generate(seed: seed, nodes: 2), on: .postgresTwoNodes, patience: .seconds(20))
+        withKnownIssue("two PostgreSQL nodes: a whole-value member ends not as its latest edit", isIntermittent: true) {
+            #expect(outcome.problems.isEmpty, "seed \(seed):\n\(outcome.problems.joined(separator: "\n"))")
+        }
     }
 
     private func check(_ backend: ConvergenceBackend, defaultSeeds: Int) async throws {
         let settings = ConvergenceSettings(defaultSeeds: defaultSeeds, backend: backend)
         var totals = HistoryRunner.Faults()
         var time = Duration.zero
-        var (checked, failed, explained) = (0, 0, 0)
+        var (checked, failed) = (0, 0)
         for seed in settings.seeds {
-            let history = History.generate(seed: seed, count: settings.steps, nodes: backend.nodes)
-            let outcome = try await HistoryRunner.run(history, on: backend, strict: settings.strict)
+            let history = History.generate(seed: seed, count: settings.steps, nodes: backend.nodes, peerTextEdits: settings.peerTextEdits)
+            let outcome = try await HistoryRunner.run(history, on: backend)
             checked += 1
             time += outcome.duration
             totals.add(outcome.faults)
             print("convergence \(backend) seed \(seed): \(outcome.applied)/\(history.steps.count) steps, \(outcome.faults), "
-                + "\(outcome.duration.formatted()) — \(outcome.failed ? "FAILED" : outcome.known.isEmpty ? "ok" : "known defect")")
-            if !outcome.known.isEmpty {
-                explained += 1
-                withKnownIssue(Comment(rawValue: ConvergenceOracle.peerTextDefect)) {
-                    Issue.record(Comment(rawValue: "seed \(seed):\n" + outcome.known.joined(separator: "\n")))
-                }
-            }
+                + "\(outcome.duration.formatted()) — \(outcome.failed ? "FAILED" : "ok")")
             guard outcome.failed else { continue }
             failed += 1
             // The first failure is shrunk; later ones are listed with their seeds.
@@ -65,7 +75,8 @@ struct ConvergenceCheckerTests {
                 continue
             }
             let shrunk = await HistoryShrinker.shrink(history, problems: outcome.problems, within: settings.shrinkBudget) { candidate in
-                let again = try? await HistoryRunner.run(candidate, on: backend, strict: settings.strict)
+                // Less patience than the first run: a history that does not converge costs it all.
+                let again = try? await HistoryRunner.run(candidate, on: backend, patience: .seconds(15))
                 return again.flatMap { $0.failed ? $0.problems : nil }
             }
             Issue.record(Comment(rawValue: """
@@ -77,7 +88,7 @@ struct ConvergenceCheckerTests {
                 \(shrunk.problems.joined(separator: "\n"))
                 """))
         }
-        print("convergence \(backend): \(checked) seeds in \(time.formatted()), \(failed) failed, \(explained) showed the known defect; \(totals)")
+        print("convergence \(backend): \(checked) seeds in \(time.formatted()), \(failed) failed; \(totals)")
     }
 }
 
@@ -86,8 +97,8 @@ struct ConvergenceSettings {
     var seeds: [UInt64]
     var steps: Int
     var shrinkBudget: Duration
-    /// Known defects fail the run too.
-    var strict: Bool
+    /// Whether the peer devices edit text too (see ``History/generate(seed:count:nodes:clientKills:peerTextEdits:)``).
+    var peerTextEdits: Bool
 
     init(defaultSeeds: Int, backend: ConvergenceBackend) {
         let environment = ProcessInfo.processInfo.environment
@@ -100,7 +111,7 @@ struct ConvergenceSettings {
         }
         seeds = (0..<UInt64(max(0, count))).map { first + $0 }
         steps = environment["LOCKSTEP_CONVERGENCE_STEPS"].flatMap(Int.init) ?? 60
-        strict = environment["LOCKSTEP_CONVERGENCE_STRICT"] == "1"
+        peerTextEdits = environment["LOCKSTEP_CONVERGENCE_PEER_TEXT"] == "1"
         shrinkBudget = .seconds(environment["LOCKSTEP_CONVERGENCE_SHRINK_SECONDS"].flatMap(Int.init) ?? 180)
     }
 }

@@ -181,7 +181,8 @@ final class ConvergenceCluster {
     // MARK: The end
 
     /// Every device online, synced until quiet; then the final states, and what went wrong getting there.
-    func settle() async -> (devices: [[String: JSONObject]], servers: [[String: JSONObject]], feed: [String], problems: [String]) {
+    /// `patience` is how long the devices and servers may take to agree once every device is idle.
+    func settle(patience: Duration) async -> (devices: [[String: JSONObject]], servers: [[String: JSONObject]], feed: [String], problems: [String]) {
         var problems: [String] = []
         for index in devices.indices { await setOnline(index, true) }
         for (index, device) in devices.enumerated() {
@@ -193,13 +194,13 @@ final class ConvergenceCluster {
         }
         var states: (devices: [[String: JSONObject]], servers: [[String: JSONObject]]) = ([], [])
         do {
-            try await eventually("every device holds what every server node holds", timeout: .seconds(60)) {
+            try await eventually("every device holds what every server node holds", timeout: patience) {
                 states = try await self.states()
                 let all = states.devices + states.servers
                 return try all.allSatisfy { $0 == all[0] } && devices.allSatisfy { try $0.client.outbox.pending.isEmpty }
             }
         } catch {
-            problems.append("the devices and servers did not agree within a minute of syncing: \(error)")
+            problems.append("the devices and servers did not agree within \(patience) of syncing: \(error)")
         }
         for (index, device) in devices.enumerated() {
             for change in (try? device.client.outbox.rejected) ?? [] {

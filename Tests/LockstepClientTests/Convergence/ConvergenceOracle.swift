@@ -9,10 +9,6 @@ import LockstepCore
 /// - The text member: every token inserted by an edit that returned is there, once.
 /// - A deleted object is gone for good; every other object created by a put that returned is there.
 struct ConvergenceOracle: Sendable {
-    /// With `true`, problems of known defects count as failures too.
-    var strict: Bool
-
-    init(strict: Bool = false) { self.strict = strict }
     struct Write: Sendable {
         var value: JSONValue?
         /// `nil` when a later-stamped write of the member had already reached the device by the
@@ -25,21 +21,13 @@ struct ConvergenceOracle: Sendable {
     private(set) var deleted: [String: Int] = [:]
     private(set) var writes: [String: [String: [Write]]] = [:]
     private(set) var tokens: [String: [String]] = [:]
-    private var tokenSteps: [String: Int] = [:]
-    private var meetings: [Int] = []
 
     mutating func recordCreate(key: String, step: Int) { created[key] = step }
     mutating func recordDelete(key: String, step: Int) { deleted[key] = deleted[key] ?? step }
-    mutating func recordToken(_ token: String, key: String, step: Int) {
-        tokens[key, default: []].append(token)
-        tokenSteps[token] = step
-    }
+    mutating func recordToken(_ token: String, key: String) { tokens[key, default: []].append(token) }
 
-    mutating func recordMeeting(step: Int) { meetings.append(step) }
-
-    /// Text edits lost where peers met after them: the known defect that peers pass a text
-    /// member whole, so the later of two concurrent edits of a string replaces the other
-    /// instead of merging with it (see ``ConvergenceCheckerTests/peersMergeConcurrentTextEdits()``).
+    /// The defect the checker found (``PeerTextMergeTests``): peers pass a text member whole, so
+    /// of two concurrent edits of a string that meet through a peer the later replaces the other.
     static let peerTextDefect = "peers pass text members whole: concurrent text edits that meet through peers are not merged"
 
     /// An edit that took `before` to `after` on the device `clientID`, whose store held `stamps`
@@ -60,35 +48,28 @@ struct ConvergenceOracle: Sendable {
         }
     }
 
-    /// Every way `states` (each device's, then each server node's: key → object) break the rules;
-    /// those the known defect ``peerTextDefect`` explains apart.
-    func problems(devices: [[String: JSONObject]], servers: [[String: JSONObject]], feedChangeIDs: [String])
-        -> (problems: [String], known: [String])
-    {
+    /// Every way `states` (each device's, then each server node's: key → object) break the rules.
+    func problems(devices: [[String: JSONObject]], servers: [[String: JSONObject]], feedChangeIDs: [String]) -> [String] {
         var problems: [String] = []
-        var known: [String] = []
         let all = devices.enumerated().map { ("device \($0.offset)", $0.element) } + servers.enumerated().map { ("server node \($0.offset)", $0.element) }
-        guard let (referenceName, reference) = all.first else { return (["no states"], []) }
+        guard let (referenceName, reference) = all.first else { return ["no states"] }
         for (name, state) in all.dropFirst() where state != reference {
             let keys = Set(state.keys).union(reference.keys).filter { state[$0] != reference[$0] }.sorted()
             let shown = keys.prefix(3).map { "\($0): \(state[$0].map { "\(JSONValue.object($0))" } ?? "absent") vs \(reference[$0].map { "\(JSONValue.object($0))" } ?? "absent")" }
             problems.append("\(name) differs from \(referenceName) in \(keys.count) objects: \(shown.joined(separator: "; "))")
         }
         for (name, state) in all {
-            let found = check(state, name: name)
-            problems += found.problems
-            known += found.known
+            problems += check(state, name: name)
         }
         var seen: [String: Int] = [:]
         for id in feedChangeIDs { seen[id, default: 0] += 1 }
         let twice = seen.filter { $0.value > 1 }.keys.sorted()
         if !twice.isEmpty { problems.append("changes applied more than once on the server: \(twice.prefix(5))") }
-        return (problems, known)
+        return problems
     }
 
-    private func check(_ state: [String: JSONObject], name: String) -> (problems: [String], known: [String]) {
+    private func check(_ state: [String: JSONObject], name: String) -> [String] {
         var problems: [String] = []
-        var known: [String] = []
         for key in state.keys.sorted() where created[key] == nil {
             problems.append("\(name): \(key) was never created")
         }
@@ -119,14 +100,11 @@ struct ConvergenceOracle: Sendable {
             for token in present { counts[token, default: 0] += 1 }
             let repeated = counts.filter { $0.value > 1 }.keys.sorted()
             let strangers = Set(present).subtracting(inserted).sorted()
-            let explained = missing.allSatisfy { token in meetings.contains { $0 > tokenSteps[token] ?? .max } }
-            if !missing.isEmpty, explained, !strict {
-                known.append("\(name): \(key).text lost inserted tokens \(missing) (text: \"\(text)\"), peers met after they were inserted")
-            } else if !missing.isEmpty { problems.append("\(name): \(key).text lost inserted tokens \(missing) (text: \"\(text)\")") }
+            if !missing.isEmpty { problems.append("\(name): \(key).text lost inserted tokens \(missing) (text: \"\(text)\")") }
             if !repeated.isEmpty { problems.append("\(name): \(key).text holds tokens twice: \(repeated) (text: \"\(text)\")") }
             if !strangers.isEmpty { problems.append("\(name): \(key).text holds tokens nobody inserted: \(strangers) (text: \"\(text)\")") }
         }
-        return (problems, known)
+        return problems
     }
 
     /// The tokens of a text member, `[t1][t12]…`, and what is left of it between and around them.

@@ -78,7 +78,11 @@ extension History {
     /// `count` steps drawn from `seed`, with `nodes` server nodes. Every history has one graceful
     /// restart, one SIGKILL of a server and (with `clientKills`) one SIGKILL of a syncing client
     /// process, at random places; offline periods and peer meetings come at random.
-    static func generate(seed: UInt64, count: Int = 60, nodes: Int = 1, clientKills: Bool = true) -> History {
+    ///
+    /// Without `peerTextEdits`, only the devices that never meet as peers insert into text, so no
+    /// text edit travels through peers: peers pass members whole, and text edits that meet there
+    /// are lost (``ConvergenceOracle/peerTextDefect``). Every other edit goes through peers.
+    static func generate(seed: UInt64, count: Int = 60, nodes: Int = 1, clientKills: Bool = true, peerTextEdits: Bool = false) -> History {
         var random = SplitMix64(seed: seed)
         // Each device's clock is off the server's by a whole number of milliseconds, so that
         // edits of different devices sometimes carry the same time (the client id decides).
@@ -96,8 +100,8 @@ extension History {
         var offline: Set<Int> = []
         var steps: [Step] = []
         for index in 0..<count {
-            let device = Int.random(in: 0..<deviceCount, using: &random)
-            let time = start + (Int64(index) + skews[device]) * 1_000_000
+            var device = Int.random(in: 0..<deviceCount, using: &random)
+            var time: Int64 { start + (Int64(index) + skews[device]) * 1_000_000 }
             func known() -> String? { keys.randomElement(using: &random) }
             let roll = Int.random(in: 0..<100, using: &random)
             var action: Step.Action
@@ -113,6 +117,7 @@ extension History {
                 let member = wholeValueMembers.randomElement(using: &random)!
                 action = .edit(device: device, key: known()!, member: member, value: Int.random(in: 0..<6, using: &random) == 0 ? nil : Int64(index + 1))
             } else if roll < 66 {
+                if !peerTextEdits && (device == peers.0 || device == peers.1) { device = 2 + index % (deviceCount - 2) }
                 action = .insert(device: device, key: known()!, at: Double(Int.random(in: 0...100, using: &random)) / 100)
             } else if roll < 71 {
                 action = .delete(device: device, key: known()!)

@@ -8,8 +8,6 @@ enum HistoryRunner {
     /// What one run did and found.
     struct Outcome: Sendable {
         var problems: [String]
-        /// Problems a known defect explains (``ConvergenceOracle/peerTextDefect``).
-        var known: [String] = []
         /// Steps that did something (an edit of an object its device did not have does nothing).
         var applied = 0
         var faults = Faults()
@@ -28,19 +26,18 @@ enum HistoryRunner {
         var peerMeetings = 0
     }
 
-    static func run(_ history: History, on backend: ConvergenceBackend, strict: Bool = false) async throws -> Outcome {
+    /// Plays `history`; once every device is idle, waits up to `patience` for all to agree.
+    static func run(_ history: History, on backend: ConvergenceBackend, patience: Duration = .seconds(60)) async throws -> Outcome {
         let started = ContinuousClock.now
         let cluster = try await ConvergenceCluster.start(backend)
         var outcome = Outcome(problems: [])
-        var oracle = ConvergenceOracle(strict: strict)
+        var oracle = ConvergenceOracle()
         do {
             for step in history.steps {
                 if try await perform(step, on: cluster, oracle: &oracle, faults: &outcome.faults) { outcome.applied += 1 }
             }
-            let end = await cluster.settle()
-            let found = oracle.problems(devices: end.devices, servers: end.servers, feedChangeIDs: end.feed)
-            outcome.problems = end.problems + found.problems
-            outcome.known = found.known
+            let end = await cluster.settle(patience: patience)
+            outcome.problems = end.problems + oracle.problems(devices: end.devices, servers: end.servers, feedChangeIDs: end.feed)
         } catch {
             outcome.problems = ["the run stopped: \(error)"]
         }
@@ -76,7 +73,7 @@ enum HistoryRunner {
                 tokens.insert(token, at: Int((Double(tokens.count) * at).rounded()))
                 object["text"] = .string(tokens.map { "[\($0)]" }.joined())
             }
-            if done { oracle.recordToken(token, key: key, step: step.index) }
+            if done { oracle.recordToken(token, key: key) }
             return done
         case .delete(let device, let key):
             cluster.devices[device].times.set(step.time)
@@ -96,7 +93,6 @@ enum HistoryRunner {
             await cluster.setOnline(device, true)
         case .meet:
             try await cluster.meet()
-            oracle.recordMeeting(step: step.index)
             faults.peerMeetings += 1
         case .pause(let milliseconds):
             try await Task.sleep(for: .milliseconds(milliseconds))
