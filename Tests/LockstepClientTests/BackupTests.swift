@@ -17,9 +17,8 @@ struct BackupTests {
         let key = ["--server-key-file", data + "/server.key"]
         let server = try await ServerProcess.start(["--data-dir", data])
         defer { server.kill() }
-        let credentials = try await server.defaultAppCredentials()
-        let token = try #require(try await server.post(
-            "/1/\(credentials.app)/token", token: credentials.admin, body: ["username": "backup"]).json?["access_token"]?.stringValue)
+        let credentials = try await server.credentials()
+        let token = try await server.issueToken(app: credentials.app, admin: credentials.admin, username: "backup")
 
         // Eight writers, each writing its own objects again and again; an answer of 200 means
         // the change is durable.
@@ -67,7 +66,7 @@ struct BackupTests {
         #expect(await restoring.exitStatus(within: .seconds(60)) == 0, "\(restoring.transcript)")
         let restored = try await ServerProcess.start(["--data-dir", restoredData] + key)
         defer { restored.kill() }
-        let held = try await restored.objects(app: credentials.app, bucket: "items", token: token)
+        let held = try await restored.objects("items", app: credentials.app, token: token)
         let missing = beforeBackup.filter { key, round in (held[key]?["round"]?.integerValue ?? 0) < round }
         #expect(missing.isEmpty, "\(missing.count) of \(beforeBackup.count) changes acknowledged before the backup are missing, such as \(missing.first.map { "\($0)" } ?? "")")
         let final = acknowledged.rounds.withLock { $0 }

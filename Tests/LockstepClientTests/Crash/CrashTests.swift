@@ -17,9 +17,8 @@ struct CrashTests {
         defer { Task { await remove() } }
         var server = try await ServerProcess.start(storeArguments)
         defer { server.kill() }
-        let credentials = try await server.defaultAppCredentials()
-        let token = try #require(try await server.post(
-            "/1/\(credentials.app)/token", token: credentials.admin, body: ["username": "crash"]).json?["access_token"]?.stringValue)
+        let credentials = try await server.credentials()
+        let token = try await server.issueToken(app: credentials.app, admin: credentials.admin, username: "crash")
 
         // The client's socket runs on a loop of its own: its writes must not hold up the
         // loops that the servers of other tests in this process serve their sockets on.
@@ -60,7 +59,7 @@ struct CrashTests {
 
             server = try await ServerProcess.start(storeArguments, port: server.port)
             // Every acknowledged change is there, with its content.
-            let held = try await server.objects(app: credentials.app, bucket: "crash", token: token)
+            let held = try await server.objects("crash", app: credentials.app, token: token)
             let missing = acknowledged.filter { key, number in held[key]?["n"] != .integer(Int64(number)) }
             #expect(missing.isEmpty, "kill \(kill): \(missing.count) acknowledged changes missing, such as \(missing.first.map { "\($0)" } ?? "")")
             // Sent again, an acknowledged change is refused as a duplicate, not applied twice.

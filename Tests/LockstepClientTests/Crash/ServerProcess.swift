@@ -64,13 +64,13 @@ final class ServerProcess: Sendable {
         self.tool = tool
     }
 
-    /// Starts a server on `storeArguments`, and waits until it answers.
-    static func start(_ storeArguments: [String], port: Int? = nil) async throws -> ServerProcess {
+    /// Starts a server on `storeArguments` (and any `options` of `serve`), and waits until it answers.
+    static func start(_ storeArguments: [String], port: Int? = nil, options: [String] = []) async throws -> ServerProcess {
         let port = try port ?? BenchProcesses.freePort()
         let tool = try ToolProcess.launch(
             "lockstep", name: "server",
             arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error", "--messages-per-second", "0", "--changes-per-second", "0",
-                "--http-requests-per-second", "0"] + storeArguments)
+                "--http-requests-per-second", "0"] + options + storeArguments)
         let server = ServerProcess(port: port, tool: tool)
         // Generous: the whole suite runs beside it, on two cores.
         for _ in 0..<1200 {
@@ -84,6 +84,37 @@ final class ServerProcess: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     func kill() { tool.kill() }
+
+    /// The default app's id and admin token, from what a fresh server prints.
+    func credentials() async throws -> (app: String, admin: String) {
+        guard let app = await tool.next(startingWith: "  app id:", within: .seconds(10)),
+            let admin = await tool.next(startingWith: "  admin token:", within: .seconds(10)),
+            let appID = app.split(separator: " ").last, let adminToken = admin.split(separator: " ").last
+        else { throw CrashTestError.noCredentials(tool.transcript) }
+        return (String(appID), String(adminToken))
+    }
+
+    /// A token for a new user `username` of `app`, issued with the app's admin token.
+    func issueToken(app: String, admin: String, username: String) async throws -> String {
+        let answer = try await post("/1/\(app)/token", token: admin, body: ["username": .string(username)])
+        guard let token = answer.json?["access_token"]?.stringValue else { throw CrashTestError.noCredentials("\(answer)") }
+        return token
+    }
+
+    /// Every object of `bucket`, read page by page.
+    func objects(_ bucket: String, app: String, token: String) async throws -> [String: JSONObject] {
+        var objects: [String: JSONObject] = [:]
+        var mark: String?
+        repeat {
+            let page = try #require(try await get(
+                "/1/\(app)/\(bucket)/index?data=1&limit=1000" + (mark.map { "&mark=\($0)" } ?? ""), token: token).json)
+            for entry in page["index"]?.arrayValue ?? [] {
+                objects[try #require(entry["id"]?.stringValue)] = entry["d"]?.objectValue
+            }
+            mark = page["mark"]?.stringValue
+        } while mark != nil
+        return objects
+    }
 
     func get(_ path: String, token: String? = nil) async throws -> (status: Int, json: JSONValue?) {
         var request = URLRequest(url: URL(string: baseURL + path)!)
@@ -99,32 +130,6 @@ final class ServerProcess: Sendable {
         request.httpBody = Data(body.jsonBytes)
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONValue(parsing: Array(data)))
-    }
-}
-
-extension ServerProcess {
-    /// Every object of `bucket`, read page by page.
-    func objects(app: String, bucket: String, token: String) async throws -> [String: JSONObject] {
-        var objects: [String: JSONObject] = [:]
-        var mark: String?
-        repeat {
-            let page = try #require(try await get(
-                "/1/\(app)/\(bucket)/index?data=1&limit=1000" + (mark.map { "&mark=\($0)" } ?? ""), token: token).json)
-            for entry in page["index"]?.arrayValue ?? [] {
-                objects[try #require(entry["id"]?.stringValue)] = entry["d"]?.objectValue
-            }
-            mark = page["mark"]?.stringValue
-        } while mark != nil
-        return objects
-    }
-
-    /// The default app's id and admin token, from what a fresh server prints.
-    func defaultAppCredentials() async throws -> (app: String, admin: String) {
-        guard let app = await tool.next(startingWith: "  app id:", within: .seconds(10)),
-            let admin = await tool.next(startingWith: "  admin token:", within: .seconds(10)),
-            let appID = app.split(separator: " ").last, let adminToken = admin.split(separator: " ").last
-        else { throw CrashTestError.noCredentials(tool.transcript) }
-        return (String(appID), String(adminToken))
     }
 }
 

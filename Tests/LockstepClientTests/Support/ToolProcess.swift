@@ -31,8 +31,15 @@ final class ToolProcess: Sendable {
         try process.run()
         Thread.detachNewThread { [player] in
             var pending = Data()
-            while case let chunk = pipe.fileHandleForReading.availableData, !chunk.isEmpty {
-                pending.append(chunk)
+            // read(2) itself, retried when a signal interrupts it: FileHandle.availableData
+            // stops the whole test process on EINTR (a child exiting raises SIGCHLD).
+            let descriptor = pipe.fileHandleForReading.fileDescriptor
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                pending.append(contentsOf: chunk[0..<count])
                 while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...end)
@@ -79,6 +86,11 @@ final class ToolProcess: Sendable {
 
     func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Asks the process to stop (SIGTERM), as a service manager does.
+    func terminate() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGTERM) }
     }
 
     /// Kills the process and whatever it started: Foundation starts each process as the leader

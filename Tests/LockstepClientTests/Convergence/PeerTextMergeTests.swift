@@ -1,0 +1,64 @@
+import Foundation
+import LockstepClient
+import LockstepCore
+import Testing
+
+/// The convergence checker's first find (seed 14 on SQLite, shrunk from 60 steps to 6): two
+/// devices insert into the same string concurrently, one through the server and one offline,
+/// and the offline one then meets the other as a peer. Peers pass members whole (member edits
+/// with their stamps, last writer wins), so the later insert replaces the string and the
+/// earlier one, acknowledged by the server already, is lost everywhere: the peer carries the
+/// replacement to the server as a diff from the string it held. Through the server alone the
+/// two inserts merge as text patches (rule 2), as DESIGN.md says peers should too.
+@Suite("Convergence: concurrent text edits through peers")
+struct PeerTextMergeTests {
+    static let bucket = "notes"
+
+    @Test("an insert acknowledged by the server survives a concurrent insert that arrives through a peer")
+    func peersMergeConcurrentTextEdits() async throws {
+        let server = try await TestServer.start()
+        let token = try await server.createUser()
+        let stores = [temporaryStore(), temporaryStore()]
+        defer { stores.forEach(removeStore) }
+        let times = [ManualEditTimes(1_000), ManualEditTimes(1_000)]
+        let clients = try (0..<2).map { try server.client(store: stores[$0], token: token, transport: .socket, editTimes: times[$0]) }
+        let notes = try clients.map { try $0.bucket(Self.bucket) }
+        for client in clients { await client.sync.start() }
+        for client in clients { try await PeerSync(client: client, bucket: Self.bucket, transport: PipeTransport()).prepare() }
+        try await notes[0].put("note", ["text": ""])
+        try await eventually("the note reaches the second device") { try notes[1].get("note") != nil }
+
+        // The first device goes offline; the second inserts, and the server acknowledges it.
+        await clients[0].sync.stop()
+        times[1].set(11_000)
+        try await notes[1].update("note") { $0["text"] = "[t15]" }
+        try await clients[1].sync.waitUntilIdle()
+        // Offline, later by corrected time, the first device inserts into the string it holds.
+        times[0].set(26_000)
+        try await notes[0].update("note") { $0["text"] = "[t27]" }
+
+        // They meet as peers, then both sync with the server.
+        let pipes = [PipeTransport(), PipeTransport()]
+        let peers = (0..<2).map { PeerSync(client: clients[$0], bucket: Self.bucket, transport: pipes[$0]) }
+        for peer in peers { try await peer.start() }
+        pipes[0].link(to: pipes[1])
+        try await eventually("the insert passes to the second device") {
+            try notes[1].get("note")?["text"]?.stringValue?.contains("[t27]") == true
+        }
+        for peer in peers { await peer.stop() }
+        await clients[0].sync.start()
+        for client in clients { try await client.sync.waitUntilIdle() }
+        try await eventually("both devices hold what the server holds") {
+            let onServer = try await server.objects(Self.bucket, token: token)
+            return try notes.allSatisfy { try $0.get("note") == onServer["note"] }
+        }
+
+        let text = try await server.objects(Self.bucket, token: token)["note"]?["text"]?.stringValue ?? ""
+        #expect(text.contains("[t27]"))
+        withKnownIssue(Comment(rawValue: ConvergenceOracle.peerTextDefect)) {
+            #expect(text.contains("[t15]"), "the insert the server acknowledged is lost: \"\(text)\"")
+        }
+        for client in clients { await client.close() }
+        await server.stop()
+    }
+}
