@@ -62,16 +62,27 @@ import Testing
     ) async -> (figures: ErrorFigures, uncovered: Int) {
         var errors: [Int64] = []
         var uncovered = 0
-        await propertyCheck(count: 1_000, input: Gen.uint64()) { seed in
+        // The same thousand worlds every run: a p99 over a thousand trials sits close enough to
+        // its target (12.2 ms in one unseeded run, 8.9-11 ms in others) that fresh random
+        // worlds would make the figure, and the test, differ from run to run.
+        for seed in UInt64(1)...1_000 {
             let world = SimulatedWorld(seed: seed, delays: delays, connectionIdleTimeout: connecting ? .seconds(60) : nil)
             let transport: any ClockExchangeTransport = claimingAnOpenConnection ? AlwaysOpen(world: world) : world
             let clock = ServerClock(transport: transport, timeSource: world, configuration: .init(targetErrorBound: .zero))
-            try await clock.resync()
-            let time = try #require(clock.now())
+            do {
+                try await clock.resync()
+            } catch {
+                Issue.record("seed \(seed): \(error)")
+                continue
+            }
+            guard let time = clock.now() else {
+                Issue.record("seed \(seed): no time after a burst")
+                continue
+            }
             let error = time.nanosecondsSinceEpoch - world.serverTime(at: world.now())
             if abs(error) > time.errorBound.nanoseconds { uncovered += 1 }
             errors.append(error)
-            #expect(world.exchangeCount == 8)
+            #expect(world.exchangeCount == 8, "seed \(seed)")
         }
         let figures = ErrorFigures(nanoseconds: errors)
         let setting = connecting ? (claimingAnOpenConnection ? ", handshake counted" : ", handshake bounds only") : ""
