@@ -83,7 +83,7 @@ extension History {
     /// text edit travels through peers: peers pass members whole, and text edits that meet there
     /// are lost (``ConvergenceOracle/peerTextDefect``). Every other edit goes through peers.
     static func generate(seed: UInt64, count: Int = 60, nodes: Int = 1, clientKills: Bool = true, peerTextEdits: Bool = false) -> History {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         // Each device's clock is off the server's by a whole number of milliseconds, so that
         // edits of different devices sometimes carry the same time (the client id decides).
         let skews = (0..<deviceCount).map { _ in Int64.random(in: -4...4, using: &random) }
@@ -132,21 +132,5 @@ extension History {
             steps.append(Step(index: index, time: time, action: action))
         }
         return History(seed: seed, steps: steps)
-    }
-}
-
-/// A small, fast, seedable generator (SplitMix64): the same seed gives the same history on
-/// every platform and Swift version.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
