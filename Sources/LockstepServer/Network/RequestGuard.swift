@@ -34,6 +34,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     /// Requests whose header arrived and whose response has not ended.
     private var unanswered = 0
+    /// Whether the last request read has ended, so that bytes arriving now begin the next.
+    private var betweenRequests = true
     /// Whether bytes of a request whose header has not been read yet arrived.
     private var requestBegun = false
     private var deadline: Scheduled<Void>?
@@ -65,7 +67,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Bytes arrived (from ``RequestBytesWatcher``): a request begins, unless one is under way.
     func bytesArrived() {
-        guard !requestBegun, let context else { return }
+        guard betweenRequests, !requestBegun, let context else { return }
         requestBegun = true
         // While a response is under way the next request's bytes wait in the decoder; its
         // header deadline starts once that response has ended.
@@ -76,12 +78,16 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head:
             unanswered += 1
+            betweenRequests = false
             requestBegun = false
             schedule(bodyTimeout, context)
         case .body:
             break
         case .end:
-            cancelDeadline()
+            betweenRequests = true
+            // Answered before its body was all in (a route that does not read it): the
+            // connection waits for its next request now.
+            if unanswered == 0 { schedule(idleTimeout, context) } else { cancelDeadline() }
         }
         context.fireChannelRead(data)
     }

@@ -55,6 +55,18 @@ struct ConnectionDefenseTests {
         connection.send("GET /health HTTP/1.1\r\nHost: lockstep\r\n\r\n")
         let second = try await connection.receive(until: "ok\"}", within: .seconds(10))
         #expect(httpStatus(second.text) == 200, "after 2 s idle, past the 1 s header deadline: \(second)")
+        // A request whose body comes after its header in a read of its own: still the idle
+        // deadline after its answer, not the header deadline.
+        let signUp = #"{"username":"body@example.com","password":"secret"}"#
+        connection.send("POST /1/\(server.appID)/create/ HTTP/1.1\r\nHost: lockstep\r\nX-Simperium-API-Key: \(server.app.apiKey)\r\n"
+            + "Content-Length: \(signUp.utf8.count)\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(100))
+        connection.send(signUp)
+        #expect(httpStatus(try await connection.receive(until: "}", within: .seconds(10)).text) == 200)
+        try await Task.sleep(for: .seconds(2))
+        connection.send("GET /health HTTP/1.1\r\nHost: lockstep\r\n\r\n")
+        let third = try await connection.receive(until: "ok\"}", within: .seconds(10))
+        #expect(httpStatus(third.text) == 200, "after a request with a body and 2 s idle: \(third)")
         // A header begun and left half-sent is still closed at the header deadline.
         connection.send("GET /health HTTP/1.1\r\nX-Wait: ")
         let (_, closed, after) = try await connection.receiveUntilClosed(within: .seconds(10))
