@@ -55,7 +55,6 @@ struct Restore: AsyncParsableCommand {
             throw ValidationError("this server stores its data in PostgreSQL: restore it with pg_restore or psql (see the README's Operations section)")
         }
         do {
-            try SQLiteBackup.check(source)
             let lock = try storage.lockDataDirectory()
             if FileManager.default.fileExists(atPath: storage.databasePath) && !replace {
                 throw CommandError("\(storage.databasePath) exists: pass --replace to put the backup in its place")

@@ -106,13 +106,9 @@ public enum SQLiteBackup {
     public static func restore(_ source: String, into databasePath: String, serverKey: ServerKey) throws -> Summary {
         let summary = try check(source, serverKey: serverKey)
         let incoming = databasePath + ".restoring"
+        // Left by a restore that was interrupted: never a store in use.
         try? FileManager.default.removeItem(atPath: incoming)
-        do {
-            try copy(database: source, to: incoming)
-        } catch {
-            try? FileManager.default.removeItem(atPath: incoming)
-            throw error
-        }
+        try copy(database: source, to: incoming)
         for suffix in ["-wal", "-shm", ""] {
             let path = databasePath + suffix
             if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
