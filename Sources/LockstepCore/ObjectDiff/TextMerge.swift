@@ -25,7 +25,7 @@ enum TextMerge {
     static func rebase(_ mine: String, onto theirText: String, base: String, at path: DiffPath) throws(DiffError) -> Outcome {
         do {
             let patches = TextPatch.make(from: base, diff: try TextDiff(delta: mine, source: base))
-            let (merged, applied) = patches.apply(to: theirText)
+            let (merged, applied) = patches.apply(to: theirText, options: .textMerge)
             guard applied.allSatisfy({ $0 }) else { return .conflict }
             return .rebased(merged.unicodeScalars.elementsEqual(theirText.unicodeScalars) ? nil : TextDelta.make(from: theirText, to: merged))
         } catch {

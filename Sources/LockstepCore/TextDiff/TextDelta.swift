@@ -42,4 +42,19 @@ public enum TextDelta {
         guard merged != otherText else { return nil }
         return make(from: String(scalarValues: otherText), to: String(scalarValues: merged))
     }
+
+    /// Carries the edit that took `base` to `edited` over to `current`, a text that concurrent
+    /// edits made of `base`, as the server merges concurrent text edits: a patch that deletes
+    /// lands only where the text it deletes, and its context, are intact; one that only inserts
+    /// lands where its context best matches. `nil` when a patch finds no place (the concurrent
+    /// edits overlapped), a conflict for the merge rules to settle.
+    ///
+    /// ```swift
+    /// TextDelta.merge(from: "milk", to: "oat milk", into: "milk, eggs")     // "oat milk, eggs"
+    /// TextDelta.merge(from: "listed", to: "packed", into: "loaded")          // nil
+    /// ```
+    public static func merge(from base: String, to edited: String, into current: String) -> String? {
+        let (merged, applied) = TextPatch.make(from: base, to: edited).apply(to: current, options: .textMerge)
+        return applied.allSatisfy { $0 } ? merged : nil
+    }
 }

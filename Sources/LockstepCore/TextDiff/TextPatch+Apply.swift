@@ -13,15 +13,27 @@ extension TextPatch {
         public var deleteThreshold: Double
         /// The time allowed for diffing a hunk against an inexact match of it.
         public var timeout: Duration?
+        /// Whether a hunk that deletes applies only where its source (its context and what it
+        /// deletes) is found unchanged: edits elsewhere may move it, but an edit that overlapped
+        /// it makes it fail, where diff-match-patch maps the deletion onto whatever text it found
+        /// (two rewrites of "listed", to "packed" and to "loaded", merge there as "oaded"). A
+        /// hunk that only inserts is placed by fuzzy matching either way.
+        public var requiresIntactDeletions: Bool
 
         /// Options with diff-match-patch's defaults, which Simperium uses.
         public init(matchThreshold: Double = 0.5, matchDistance: Int = 1000, deleteThreshold: Double = 0.5,
-                    timeout: Duration? = .seconds(1)) {
+                    timeout: Duration? = .seconds(1), requiresIntactDeletions: Bool = false) {
             self.matchThreshold = matchThreshold
             self.matchDistance = matchDistance
             self.deleteThreshold = deleteThreshold
             self.timeout = timeout
+            self.requiresIntactDeletions = requiresIntactDeletions
         }
+
+        /// How concurrent edits of one string merge, on the server (merge rule 2) and between
+        /// peers: diff-match-patch's placement, but overlapping rewrites are a conflict for the
+        /// merge rules to settle by time, not a mix of both.
+        public static let textMerge = ApplyOptions(requiresIntactDeletions: true)
     }
 }
 
@@ -58,6 +70,11 @@ extension [TextPatch] {
                 continue
             }
             drift = found.lowerBound - expected
+            if options.requiresIntactDeletions, patch.deletes, !text[found].elementsEqual(patch.edits.sourceScalars) {
+                applied.append(false)
+                drift -= patch.targetLength - patch.sourceLength
+                continue
+            }
             applied.append(patch.apply(to: &text, at: found, using: engine, deleteThreshold: options.deleteThreshold))
         }
         // Cutting a padding's length off each end assumes the padding survived intact; the
@@ -68,6 +85,8 @@ extension [TextPatch] {
 }
 
 extension TextPatch {
+    fileprivate var deletes: Bool { edits.contains { $0.operation == .delete } }
+
     /// Where the hunk's source best matches `text` near `expected`, if anywhere.
     fileprivate func place(in text: [UInt32], near expected: Int, using matcher: FuzzyMatcher) -> Range<Int>? {
         let source = edits.sourceScalars
