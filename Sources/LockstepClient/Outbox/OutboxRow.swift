@@ -146,21 +146,28 @@ struct OutboxRow {
     /// Adds an edit to the object's queued change, or queues a new change: unsent edits to one
     /// object coalesce, keeping the highest priority and the latest edit time. A change already
     /// handed to peers takes no more edits. The edited members are stamped with the change.
+    ///
+    /// A change carries one edit time, by which the server settles its conflicts, so edits
+    /// coalesce only while every member of the change keeps the time it was written at: an
+    /// edit of other members later on queues a change of its own. (Stamped with the later
+    /// time, a member written earlier would win over a concurrent write made in between.) A
+    /// removal takes every queued edit with it.
     static func enqueue(
         _ db: Database, _ bucket: String, _ key: String, _ operation: OutboxChange.Operation, priority: ChangePriority,
         editTime: Int64?, edits: MemberEdits, clientID: String
     ) throws {
         let changeID: String
-        if let queued = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT id, priority, ccid, members FROM outbox
-                WHERE bucket = ? AND key = ? AND status = 'queued' AND author IS NULL AND shared = 0
-                """,
-            arguments: [bucket, key])
-        {
+        let queuedSQL = "FROM outbox WHERE bucket = ? AND key = ? AND status = 'queued' AND author IS NULL AND shared = 0"
+        if operation == .remove {
+            try db.execute(
+                sql: "DELETE \(queuedSQL) AND id < (SELECT max(id) \(queuedSQL))", arguments: [bucket, key, bucket, key])
+        }
+        let latest = try Row.fetchOne(
+            db, sql: "SELECT id, priority, ccid, members \(queuedSQL) ORDER BY id DESC LIMIT 1", arguments: [bucket, key])
+        let earlier = try (latest?["members"] as String?).map { try MemberEdits(json: JSONValue(parsing: $0)) } ?? MemberEdits()
+        let keepsTimes = earlier.members.subtracting(edits.members).allSatisfy { earlier.times[$0] == editTime }
+        if let queued = latest, operation == .remove || keepsTimes {
             let kept = max(priority.rawValue, queued["priority"] as Int)
-            let earlier = try (queued["members"] as String?).map { try MemberEdits(json: JSONValue(parsing: $0)) } ?? MemberEdits()
             try db.executeCached(
                 sql: "UPDATE outbox SET operation = ?, priority = ?, edit_time = COALESCE(?, edit_time), members = ? WHERE id = ?",
                 arguments: [operation.rawValue, kept, editTime, encode(earlier.followed(by: edits)), queued["id"] as Int64])

@@ -17,21 +17,27 @@ extension Replica {
                     db.cachedStatement(sql: "SELECT * FROM outbox WHERE bucket = ? AND status = 'sent' ORDER BY id"), arguments: [bucket]
                 ).map { try OutboxRow(row: $0).wireJSON }
             }
-            let queued = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM outbox AS q WHERE bucket = ? AND status = 'queued' AND NOT EXISTS (
-                        SELECT 1 FROM outbox AS s WHERE s.bucket = q.bucket AND s.key = q.key
-                            AND (s.status IN ('sent', 'accepted') OR (s.status = 'queued' AND s.id < q.id)))
-                    ORDER BY priority DESC, id LIMIT ?
-                    """,
-                arguments: [bucket, limit]
-            ).map(OutboxRow.init)
-            for var row in queued {
-                switch try Self.freeze(db, &row) {
-                case .send: outgoing.append(row.wireJSON)
-                case .drop: try OutboxRow.delete(db, id: row.id)
-                case .wait: continue
+            // A dropped change lets the next one of its object go: look again until none is.
+            var dropped = true
+            while dropped && outgoing.count < limit {
+                dropped = false
+                let queued = try Row.fetchAll(
+                    db.cachedStatement(sql: """
+                        SELECT * FROM outbox AS q WHERE bucket = ? AND status = 'queued' AND NOT EXISTS (
+                            SELECT 1 FROM outbox AS s WHERE s.bucket = q.bucket AND s.key = q.key
+                                AND (s.status IN ('sent', 'accepted') OR (s.status = 'queued' AND s.id < q.id)))
+                        ORDER BY priority DESC, id LIMIT ?
+                        """),
+                    arguments: [bucket, limit - outgoing.count]
+                ).map(OutboxRow.init)
+                for var row in queued {
+                    switch try Self.freeze(db, &row) {
+                    case .send: outgoing.append(row.wireJSON)
+                    case .drop:
+                        try OutboxRow.delete(db, id: row.id)
+                        dropped = true
+                    case .wait: continue
+                    }
                 }
             }
             return outgoing
@@ -77,12 +83,12 @@ extension Replica {
         case (.modify, _) where !standsAlone:
             guard ghost?.isDeleted != true else { return .drop }
             let base = ghost?.data ?? [:]
-            let edits = try winningEdits(db, row, local: local)
-            let diff = ObjectDiff(from: base, to: edits.applied(to: base))
+            let sent = try mergedEdits(db, row, local: local, into: base)
+            let diff = ObjectDiff(from: base, to: sent)
             if diff.isEmpty && ghost != nil { return .drop }
             row.diff = diff
             row.sourceVersion = ghost?.version
-            row.expected = local.data ?? edits.applied(to: base)
+            row.expected = local.data ?? sent
         default:
             return .drop
         }
@@ -94,14 +100,15 @@ extension Replica {
         return .send
     }
 
-    /// The row's member edits that are still the latest writes of their members here: a member
-    /// a later change (local, remote or a peer's) wrote since is left to that change. Once the
-    /// object is deleted here, the whole edit goes, for the removal behind it to apply to.
-    private static func winningEdits(_ db: Database, _ row: OutboxRow, local: LocalState) throws -> MemberEdits {
+    /// The row's member edits merged into `base`: each member this row is still the latest
+    /// writer of here, and each text edit that finds its place (see ``MemberEdits/merged(into:winning:)``).
+    /// A member a later change (local, remote or a peer's) set whole since is left to that
+    /// change. Once the object is deleted here, the whole edit goes, for the removal behind it to apply to.
+    private static func mergedEdits(_ db: Database, _ row: OutboxRow, local: LocalState, into base: JSONObject) throws -> JSONObject {
         let edits = try row.memberEdits(db)
-        guard case .present = local else { return edits }
+        guard case .present = local else { return edits.merged(into: base, winning: edits.members).object }
         let stamps = try MemberStamps.all(db, row.bucket, row.key)
-        return edits.restricted(to: edits.members.filter { stamps[$0]?.changeID == row.changeID })
+        return edits.merged(into: base, winning: edits.members.filter { stamps[$0]?.changeID == row.changeID }).object
     }
 
     /// The HTTP answer to `POST /changes` said these changes (each by its ccids) were applied;

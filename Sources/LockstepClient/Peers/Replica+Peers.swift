@@ -77,6 +77,8 @@ extension Replica {
 
     private static func take(_ db: Database, _ change: PeerChange, from peer: String, clientID: String) throws -> BucketEvent? {
         guard try log(db, change, source: peer), change.author != clientID else { return nil }
+        // Brought by the server already: an insert must not land a second time.
+        guard try !AppliedChanges.contains(db, change.bucket, change.changeID) else { return nil }
         let (bucket, key) = (change.bucket, change.key)
         let old = try LocalRecords.local(db, bucket, key)
         let ghost = try LocalRecords.ghost(db, bucket, key)
@@ -89,9 +91,9 @@ extension Replica {
             return try setLocal(db, bucket, key, from: old, to: .removed, origin: .peer)
         case .modify:
             let won = try MemberStamps.raise(db, bucket, key, members: change.edits.members, to: change.stamp(of:))
-            guard !won.isEmpty else { return nil }
+            let (data, taken) = change.edits.merged(into: old.data ?? [:], winning: won)
+            guard !taken.isEmpty else { return nil }
             try OutboxRow.enqueueCarried(db, change)
-            let data = change.edits.restricted(to: won).applied(to: old.data ?? [:])
             return try setLocal(db, bucket, key, from: old, to: .present(data), origin: .peer)
         }
     }

@@ -75,6 +75,13 @@ enum ClientDatabase {
                     bucket TEXT NOT NULL, peer TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (bucket, peer));
                 """)
         }
+        migrator.registerMigration("v3: applied changes") { db in
+            try db.execute(sql: """
+                -- The ccids of other clients' changes taken from the server, in buckets that meet
+                -- peers: a peer that brings one of them later brings nothing new.
+                CREATE TABLE applied_changes (bucket TEXT NOT NULL, ccid TEXT NOT NULL, PRIMARY KEY (bucket, ccid)) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -9,13 +9,20 @@ import LockstepCore
 /// it receives our change: the later edit time wins, else the later arrival (ours).
 extension Replica {
     /// `state`, made from `base`, moved onto `newBase` = `base` + `remote`.
+    ///
+    /// `remoteWins` are the members where a collision goes to the remote change (it wrote them
+    /// later than our pending edits did); elsewhere `winner` decides.
     static func rebase(
-        _ state: JSONObject, from base: JSONObject, over remote: ObjectDiff, onto newBase: JSONObject, winner: ConflictWinner
+        _ state: JSONObject, from base: JSONObject, over remote: ObjectDiff, onto newBase: JSONObject, winner: ConflictWinner,
+        remoteWins: Set<String> = []
     ) -> JSONObject {
         let pending = ObjectDiff(from: base, to: state)
         guard !pending.isEmpty else { return newBase }
         do {
-            let rebased = try pending.transformed(over: remote, base: base, winner: winner)
+            let (theirs, rest) = (pending.operations.filter { remoteWins.contains($0.key) }, pending.operations.filter { !remoteWins.contains($0.key) })
+            var rebased = try ObjectDiff(rest).transformed(over: remote, base: base, winner: winner)
+            let yielding = try ObjectDiff(theirs).transformed(over: remote, base: base, winner: .applied)
+            rebased.operations.merge(yielding.operations) { mine, _ in mine }
             return try rebased.apply(to: newBase)
         } catch {
             // The edits no longer fit the new version: keep every member they set, whole.

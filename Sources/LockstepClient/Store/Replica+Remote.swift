@@ -47,6 +47,7 @@ extension Replica {
         _ db: Database, _ batch: ChangeBatch, clientID: String, into outcome: inout ReceiveOutcome
     ) throws -> [BucketEvent] {
         let bucket = batch.bucket
+        let meetsPeers = try AppliedChanges.recorded(db, bucket)
         var events: [BucketEvent] = []
         for change in batch.changes {
             if change.error != nil {
@@ -57,6 +58,7 @@ extension Replica {
                 events += try takeAcknowledgement(db, bucket, change, row, into: &outcome)
             } else {
                 events += try takeRemote(db, bucket, change, clientID: clientID, into: &outcome)
+                if meetsPeers { try AppliedChanges.insert(db, bucket, change.changeIDs) }
             }
             if let cursor = change.cursor { try LocalRecords.setCursor(db, bucket, cursor) }
         }
@@ -139,7 +141,9 @@ extension Replica {
             }
         }
         guard case .present(let local) = old else { return [] }
-        var rebased = rebase(local, from: base, over: change.diff, onto: data, winner: winner)
+        // Our pending changes carry the time of their latest edit, not of each member's: the
+        // member stamps say which side wrote each member last.
+        var rebased = rebase(local, from: base, over: change.diff, onto: data, winner: winner, remoteWins: remoteWon)
         // Where pending changes of several writers disagree with the remote one, the member
         // stamps know who wrote last: for members the remote change set whole. An edit inside
         // a member (text, a nested object, a list) merged with ours above, as the server

@@ -18,9 +18,9 @@ import Testing
 ///
 /// `LOCKSTEP_CONVERGENCE_STEPS` sets the steps per history (60), `LOCKSTEP_CONVERGENCE_SHRINK_SECONDS`
 /// the time the shrinker may take (180). `LOCKSTEP_CONVERGENCE_PEER_TEXT=1` lets the peer devices
-/// edit text too, which shows the defect of ``PeerTextMergeTests`` (inserts lost, and devices that
-/// never agree again): until it is fixed, by default only the other devices edit text. With `LOCKSTEP_TEST_POSTGRES_URL`, histories also run
-/// on two server nodes sharing a PostgreSQL schema.
+/// edit text too (text edits merge through peers since ``PeerTextMergeTests``; by default only
+/// the other devices edit text, so that the seeds named here keep their histories). With
+/// `LOCKSTEP_TEST_POSTGRES_URL`, histories also run on two server nodes sharing a PostgreSQL schema.
 @Suite("Convergence checker", .serialized)
 struct ConvergenceCheckerTests {
     @Test("generated histories on a SQLite server end identical everywhere, as the merge rules say")

@@ -26,9 +26,6 @@ struct ConvergenceOracle: Sendable {
     mutating func recordDelete(key: String, step: Int) { deleted[key] = deleted[key] ?? step }
     mutating func recordToken(_ token: String, key: String) { tokens[key, default: []].append(token) }
 
-    /// The defect the checker found (``PeerTextMergeTests``): peers pass a text member whole, so
-    /// of two concurrent edits of a string that meet through a peer the later replaces the other.
-    static let peerTextDefect = "peers pass text members whole: concurrent text edits that meet through peers are not merged"
 
     /// An edit that took `before` to `after` on the device `clientID`, whose store held `stamps`
     /// for the object's members just after it.

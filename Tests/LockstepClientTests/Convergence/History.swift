@@ -80,8 +80,8 @@ extension History {
     /// process, at random places; offline periods and peer meetings come at random.
     ///
     /// Without `peerTextEdits`, only the devices that never meet as peers insert into text, so no
-    /// text edit travels through peers: peers pass members whole, and text edits that meet there
-    /// are lost (``ConvergenceOracle/peerTextDefect``). Every other edit goes through peers.
+    /// text edit travels through peers (the histories that CI's fixed seeds name were drawn that
+    /// way, before peers merged text: ``PeerTextMergeTests``). Every other edit goes through peers.
     static func generate(seed: UInt64, count: Int = 60, nodes: Int = 1, clientKills: Bool = true, peerTextEdits: Bool = false) -> History {
         var random = SeededRandom(seed: seed)
         // Each device's clock is off the server's by a whole number of milliseconds, so that

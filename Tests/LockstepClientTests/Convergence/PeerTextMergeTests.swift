@@ -5,11 +5,10 @@ import Testing
 
 /// The convergence checker's first find (seed 14 on SQLite, shrunk from 60 steps to 6): two
 /// devices insert into the same string concurrently, one through the server and one offline,
-/// and the offline one then meets the other as a peer. Peers pass members whole (member edits
-/// with their stamps, last writer wins), so the later insert replaces the string and the
-/// earlier one, acknowledged by the server already, is lost everywhere: the peer carries the
-/// replacement to the server as a diff from the string it held. Through the server alone the
-/// two inserts merge as text patches (rule 2), as DESIGN.md says peers should too.
+/// and the offline one then meets the other as a peer. Peers passed members whole (last
+/// writer wins), so the later insert replaced the string and the earlier one, acknowledged by
+/// the server already, was lost everywhere. Peers now pass a text edit with the text it was
+/// made from and merge it as a text patch (rule 2), as the server does.
 @Suite("Convergence: concurrent text edits through peers")
 struct PeerTextMergeTests {
     static let bucket = "notes"
@@ -55,9 +54,8 @@ struct PeerTextMergeTests {
 
         let text = try await server.objects(Self.bucket, token: token)["note"]?["text"]?.stringValue ?? ""
         #expect(text.contains("[t27]"))
-        withKnownIssue(Comment(rawValue: ConvergenceOracle.peerTextDefect)) {
-            #expect(text.contains("[t15]"), "the insert the server acknowledged is lost: \"\(text)\"")
-        }
+        #expect(text.contains("[t15]"), "the insert the server acknowledged is lost: \"\(text)\"")
+        #expect(text.count == "[t15][t27]".count, "each insert lands once: \"\(text)\"")
         for client in clients { await client.close() }
         await server.stop()
     }

@@ -1,0 +1,45 @@
+import Foundation
+import LockstepClient
+import LockstepCore
+import Testing
+
+/// The convergence checker's find (seed 9 on SQLite with peer text, shrunk from 60 steps to 7;
+/// the same shape as seed 1006 on two PostgreSQL nodes): a device offline sets a member, another
+/// device sets it later through the server, and the first device, still offline, then edits
+/// another member. Its edits coalesced into one change, and a change carries one edit time, the
+/// latest: so the server took the first device's older value as the later one. The device's
+/// own rebase over the later write judged by that time too, and kept its older value.
+@Suite("Convergence: edits queued offline keep their own times")
+struct CoalescedEditTimeTests {
+    @Test("a member set offline does not win over a later write because the device edited another member after it")
+    func laterEditOfAnotherMemberDoesNotDateAnEarlierOne() async throws {
+        let server = try await TestServer.start()
+        let token = try await server.createUser()
+        let stores = [temporaryStore(), temporaryStore()]
+        defer { stores.forEach(removeStore) }
+        let times = [ManualEditTimes(1_000), ManualEditTimes(1_000)]
+        let clients = try (0..<2).map { try server.client(store: stores[$0], token: token, transport: .socket, editTimes: times[$0]) }
+        let items = try clients.map { try $0.bucket("items") }
+        for client in clients { await client.sync.start() }
+        try await items[0].put("box", ["status": "listed", "note": ""])
+        try await eventually("the box reaches the second device") { try items[1].get("box") != nil }
+
+        await clients[0].sync.stop()
+        times[0].set(24_000)
+        try await items[0].update("box") { $0["status"] = "packed" }
+        times[1].set(26_000)
+        try await items[1].update("box") { $0["status"] = "loaded" }
+        try await clients[1].sync.waitUntilIdle()
+        times[0].set(56_000)
+        try await items[0].update("box") { $0["note"] = "heavy" }
+        #expect(try clients[0].outbox.pending.count == 2, "the later edit of another member queues a change of its own")
+
+        await clients[0].sync.start()
+        for client in clients { try await client.sync.waitUntilIdle() }
+        let onServer = try #require(try await server.objects("items", token: token)["box"])
+        #expect(onServer == ["status": "loaded", "note": "heavy"])
+        try await eventually("both devices hold what the server holds") { try items.allSatisfy { try $0.get("box") == onServer } }
+        for client in clients { await client.close() }
+        await server.stop()
+    }
+}
