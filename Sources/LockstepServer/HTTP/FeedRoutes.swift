@@ -48,9 +48,10 @@ struct FeedRoutes<Context: RequestContext> {
             }
             if records.isEmpty {
                 await waiter.wait(seconds: services.limits.changesLongPollSeconds)
-                // The token may have been revoked, or have expired, while the request waited:
-                // what was written meanwhile is its to read only if it still holds.
-                _ = try await caller(request, context)
+                // The token may have been revoked, or have expired, or its user removed from
+                // the bucket's space, while the request waited: what was written meanwhile is
+                // its to read only if its right still holds.
+                _ = try await services.scope(for: try await caller(request, context).0, bucket: bucket, writing: false)
                 records = try await services.store.feed(scope, after: cursor, limit: limit) ?? []
             }
             let extensions = request.flag("lockstep")
@@ -87,6 +88,11 @@ struct FeedRoutes<Context: RequestContext> {
     private func all(_ request: Request, _ context: Context) async throws -> Response {
         let (identity, bucket) = try await caller(request, context)
         guard identity.isAdmin, identity.userID == nil else { throw HTTPError(.forbidden, message: "only the app's admin token reads /all") }
+        if let name = SpaceBucketName(bucket) {
+            // The feed is by bucket name across owners, spaces included.
+            throw HTTPError(.badRequest, message: "/all follows a bucket name across its owners: read /1/\(identity.appID)/\(name.bucket)/all, "
+                + "which includes the changes of every space's \(name.bucket), with ids space:<space id>/<object id>")
+        }
         let limit = try request.queryInteger("batch", range: 1...services.limits.maximumIndexPage) ?? services.limits.defaultIndexPage
         var cursor: Int64 = 0
         if let text = request.query("cv") {

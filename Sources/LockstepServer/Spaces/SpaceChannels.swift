@@ -1,0 +1,92 @@
+import Synchronization
+
+/// The open channels on spaces' buckets, by space and user: what a member loses the moment
+/// they are removed from a space, or the space is deleted.
+///
+/// A channel's right to receive is decided once, at `init`, and never looked up again per
+/// change; this registry is how that decision is undone. It follows the pattern of tokens in
+/// ``ConnectionRegistry``: a channel claims its place before its member's role is read, so a
+/// removal committed after that read always finds the claim. A removal that finds the channel
+/// open ends it; one that finds it still being checked dooms it, and ``confirm(_:revoke:)``
+/// then refuses it.
+///
+/// ``SpaceService`` revokes twice: before the removal commits (so no change committed after
+/// it reaches the channel, even one already on its way) and after (so a channel that opened
+/// meanwhile, on a role read before the commit, ends too).
+public final class SpaceChannels: Sendable {
+    /// One claimed channel.
+    public struct Claim: Sendable, Hashable {
+        fileprivate let id: Int
+    }
+
+    private struct Entry {
+        var appID: String
+        var space: String
+        /// `nil` for the admin token.
+        var userID: String?
+        /// How to end the channel once it is open.
+        var revoke: (@Sendable (String) -> Void)?
+        /// Why the channel must not open: it was revoked while its check ran.
+        var doomed: String?
+    }
+
+    private struct State {
+        var lastID = 0
+        var entries: [Int: Entry] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// A channel of `userID` is about to be checked for space `space`.
+    func claim(appID: String, space: String, userID: String?) -> Claim {
+        state.withLock { state in
+            state.lastID += 1
+            state.entries[state.lastID] = Entry(appID: appID, space: space, userID: userID)
+            return Claim(id: state.lastID)
+        }
+    }
+
+    /// The check passed and the channel is open: `revoke` ends it. Returns `false`, releasing
+    /// the claim, when it was revoked while being checked: the channel must not open.
+    func confirm(_ claim: Claim, revoke: @escaping @Sendable (String) -> Void) -> Bool {
+        state.withLock { state in
+            guard let entry = state.entries[claim.id], entry.doomed == nil else {
+                state.entries[claim.id] = nil
+                return false
+            }
+            state.entries[claim.id]?.revoke = revoke
+            return true
+        }
+    }
+
+    /// The channel closed, or its check failed. Releasing twice is harmless.
+    func release(_ claim: Claim) {
+        _ = state.withLock { $0.entries.removeValue(forKey: claim.id) }
+    }
+
+    /// Ends the channels of `userID` on the space (every channel on it when `nil`), telling
+    /// each client `reason`; dooms those still being checked. Returns how many it ended.
+    @discardableResult
+    func revoke(appID: String, space: String, userID: String?, reason: String) -> Int {
+        let ended = state.withLock { state in
+            var ended: [@Sendable (String) -> Void] = []
+            for (id, entry) in state.entries where entry.appID == appID && entry.space == space {
+                guard userID == nil || entry.userID == userID else { continue }
+                if let revoke = entry.revoke {
+                    ended.append(revoke)
+                    state.entries[id] = nil
+                } else {
+                    state.entries[id]?.doomed = reason
+                }
+            }
+            return ended
+        }
+        for revoke in ended { revoke(reason) }
+        return ended.count
+    }
+
+    /// How many channels are open or being checked (tests).
+    public var count: Int { state.withLock { $0.entries.count } }
+}
