@@ -23,6 +23,10 @@ import Synchronization
 /// committed before the relay first listens are not announced (a waiting long poll still
 /// returns them when it reads the feed at the end of its wait).
 ///
+/// Revocations of spaces come on the same channel (``SpaceNotification``): the relay hands
+/// them to `revokeSpace`, which ends the member's channels on this node. Those missed while
+/// the connection was down are not read back.
+///
 /// Run it beside the HTTP server, as a service, for as long as the node serves:
 ///
 /// ```swift
@@ -38,6 +42,8 @@ public final class PostgresChangeRelay: Service {
     private let heartbeatTimeout: Duration
     private let logger: Logger
     private let progress = Mutex(Progress())
+    /// Enforces on this node what another node's change to a space's members took away.
+    private let revokeSpace: @Sendable (SpaceRevocation) -> Void
 
     /// How many changes a catch-up reads per query.
     private static let catchUpBatch = 500
@@ -53,10 +59,14 @@ public final class PostgresChangeRelay: Service {
     ///     it doubles with each failed attempt, up to 30 seconds.
     ///   - heartbeatInterval: How often the listening connection is asked to answer.
     ///   - heartbeatTimeout: How long it has to answer before it is dropped and opened again.
+    ///   - revokeSpace: Told of every revocation another node committed (``SpaceNotification``):
+    ///     pass ``SpaceService/enforce(_:)``.
     public init(
         store: PostgresStore, hub: ChangeHub, reconnectDelay: Duration = .milliseconds(250),
-        heartbeatInterval: Duration = .seconds(10), heartbeatTimeout: Duration = .seconds(10), logger: Logger
+        heartbeatInterval: Duration = .seconds(10), heartbeatTimeout: Duration = .seconds(10), logger: Logger,
+        revokeSpace: @escaping @Sendable (SpaceRevocation) -> Void = { _ in }
     ) {
+        self.revokeSpace = revokeSpace
         self.store = store
         self.hub = hub
         self.reconnectDelay = reconnectDelay
@@ -134,6 +144,10 @@ public final class PostgresChangeRelay: Service {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask { await self.heartbeat(connection) }
                         for try await notification in notifications {
+                            if let space = SpaceNotification(payload: notification.payload) {
+                                if space.node != store.nodeID { revokeSpace(space.revocation) }
+                                continue
+                            }
                             guard let note = ChangeNotification(payload: notification.payload) else {
                                 logger.warning("change relay: ignored a notification that no Lockstep node sent")
                                 continue

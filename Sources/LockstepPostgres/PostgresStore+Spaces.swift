@@ -8,7 +8,8 @@ import PostgresNIO
 /// the space's row: the last owner is counted on a state no other transaction changes
 /// meanwhile. An invitation and the creation of its user both take an advisory lock on the
 /// name, so one of them always sees the other: the invitation finds the user, or the user's
-/// creation finds the invitation.
+/// creation finds the invitation. A member's removal (or a changed role, or the deletion) is
+/// announced to the other nodes from inside its transaction (``SpaceNotification``).
 extension PostgresStore {
     public func insertSpace(_ space: SpaceRecord, ownerID: String?) async throws {
         do {
@@ -75,7 +76,7 @@ extension PostgresStore {
         let canonical = Username.canonical(email)
         let now = ServerClockSource().now()
         return try await transaction { connection in
-            guard try await Self.lockSpace(appID: appID, spaceID: spaceID, connection, logger) else { return .rollback(.notMember) }
+            guard let name = try await Self.lockSpace(appID: appID, spaceID: spaceID, connection, logger) else { return .rollback(.notMember) }
             try await Self.lockName(canonical, appID: appID, connection, logger)
             if let userID = try await Self.userID(appID: appID, canonical: canonical, connection, logger) {
                 let previous = try await Self.role(appID: appID, spaceID: spaceID, userID: userID, connection, logger)
@@ -88,6 +89,9 @@ extension PostgresStore {
                     VALUES (\(appID), \(spaceID), \(userID), \(role.rawValue), \(now))
                     ON CONFLICT (app_id, space_id, user_id) DO UPDATE SET role = excluded.role
                     """, logger: logger)
+                if previous != nil {
+                    try await announce(SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: userID, cause: .roleChanged), connection)
+                }
                 return .commit(.changed(userID: userID, from: previous))
             }
             let previous = try await connection.query("""
@@ -106,7 +110,7 @@ extension PostgresStore {
     public func removeSpaceMember(appID: String, spaceID: String, email: String) async throws -> SpaceMembershipChange {
         let canonical = Username.canonical(email)
         return try await transaction { connection in
-            guard try await Self.lockSpace(appID: appID, spaceID: spaceID, connection, logger) else { return .rollback(.notMember) }
+            guard let name = try await Self.lockSpace(appID: appID, spaceID: spaceID, connection, logger) else { return .rollback(.notMember) }
             if let userID = try await Self.userID(appID: appID, canonical: canonical, connection, logger),
                 let previous = try await Self.role(appID: appID, spaceID: spaceID, userID: userID, connection, logger)
             {
@@ -116,6 +120,7 @@ extension PostgresStore {
                 try await connection.query("""
                     DELETE FROM space_members WHERE app_id = \(appID) AND space_id = \(spaceID) AND user_id = \(userID)
                     """, logger: logger)
+                try await announce(SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: userID, cause: .removed), connection)
                 return .commit(.changed(userID: userID, from: previous))
             }
             let removed = try await connection.query("""
@@ -130,7 +135,7 @@ extension PostgresStore {
     public func deleteSpace(appID: String, spaceID: String) async throws -> [String] {
         let owner = BucketScope.Owner.space(spaceID).key
         return try await transaction { connection in
-            guard try await Self.lockSpace(appID: appID, spaceID: spaceID, connection, logger) else { return .rollback([]) }
+            guard let name = try await Self.lockSpace(appID: appID, spaceID: spaceID, connection, logger) else { return .rollback([]) }
             let members = try await connection.query("""
                 DELETE FROM space_members WHERE app_id = \(appID) AND space_id = \(spaceID) RETURNING user_id
                 """, logger: logger).collect().map { try $0.decode(String.self) }
@@ -139,6 +144,7 @@ extension PostgresStore {
             for table in ["objects", "snapshots", "changes", "buckets", "presence_claims"] {
                 try await connection.query("DELETE FROM \(unescaped: table) WHERE app_id = \(appID) AND owner = \(owner)", logger: logger)
             }
+            try await announce(SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: nil, cause: .deleted), connection)
             return .commit(members)
         }
     }
@@ -163,10 +169,17 @@ extension PostgresStore {
         try await connection.query("SELECT pg_advisory_xact_lock(hashtext('lockstep name'), hashtext(\(appID + "/" + canonical)))", logger: logger)
     }
 
-    /// Locks the space's row; `false` when there is no such space.
-    private static func lockSpace(appID: String, spaceID: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
-        try await !connection.query("SELECT 1 FROM spaces WHERE app_id = \(appID) AND id = \(spaceID) FOR UPDATE", logger: logger)
-            .collect().isEmpty
+    /// Locks the space's row and returns its name; `nil` when there is no such space.
+    private static func lockSpace(appID: String, spaceID: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> String? {
+        try await connection.query("SELECT name FROM spaces WHERE app_id = \(appID) AND id = \(spaceID) FOR UPDATE", logger: logger)
+            .collect().first.map { try $0.decode(String.self) }
+    }
+
+    /// Tells the other nodes, once the transaction commits, to enforce `revocation` (see
+    /// ``PostgresChangeRelay``); this node's ``SpaceService`` enforces it itself.
+    private func announce(_ revocation: SpaceRevocation, _ connection: PostgresConnection) async throws {
+        let payload = SpaceNotification(node: nodeID, revocation: revocation).payload
+        try await connection.query("SELECT pg_notify(\(configuration.notificationChannel), \(payload))", logger: logger)
     }
 
     private static func userID(appID: String, canonical: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> String? {

@@ -8,7 +8,8 @@
 ///
 /// Losing a space takes effect at once: the member's open channels on it end, with an error
 /// frame naming the space (``SpaceChannels``), and what they held in its presence buckets is
-/// released (``ConnectionRegistry/Event/spaceLeft(appID:spaceID:userID:)``).
+/// released (``ConnectionRegistry/Event/spaceLeft(appID:spaceID:userID:)``). On PostgreSQL
+/// the other nodes hear of it through the change relay and do the same.
 public struct SpaceService: Sendable {
     let store: any SyncStore
     let channels: SpaceChannels
@@ -70,11 +71,11 @@ public struct SpaceService: Sendable {
         if let existing = try await store.user(appID: identity.appID, username: address),
             let current = try await store.spaceRole(appID: identity.appID, spaceID: grant.space.id, userID: existing.id), current != role
         {
-            endChannels(grant.space, userID: existing.id, "your role in space \(name) changed")
+            endChannels(grant.space.revocation(of: existing.id, .roleChanged))
         }
         switch try await store.setSpaceRole(appID: identity.appID, spaceID: grant.space.id, email: address, role: role) {
         case .changed(let userID?, from: .some):
-            endChannels(grant.space, userID: userID, "your role in space \(name) changed")
+            endChannels(grant.space.revocation(of: userID, .roleChanged))
         case .wouldLeaveNoOwner:
             throw AccountError(.conflict, "\(address) is the last owner of space \(name): make another owner first, or delete the space")
         case .notMember:
@@ -103,25 +104,31 @@ public struct SpaceService: Sendable {
     /// Deletes the space and everything in it; every channel on it ends.
     public func delete(_ name: String, by identity: AccountService.Identity) async throws {
         let grant = try await managing(name, identity, "deleting the space")
-        let reason = "space \(name) was deleted"
-        channels.revoke(appID: grant.space.appID, space: name, userID: nil, reason: reason)
+        let revocation = grant.space.revocation(of: nil, .deleted)
+        endChannels(revocation)
         _ = try await store.deleteSpace(appID: grant.space.appID, spaceID: grant.space.id)
-        channels.revoke(appID: grant.space.appID, space: name, userID: nil, reason: reason)
-        connections.spaceLeft(appID: grant.space.appID, spaceID: grant.space.id, userID: nil)
+        enforce(revocation)
+    }
+
+    /// Enforces a revocation on this node, committed here or on another node sharing the store
+    /// (the PostgreSQL change relay hears of those): the member's channels on the space end,
+    /// and what they held in its presence buckets goes.
+    public func enforce(_ revocation: SpaceRevocation) {
+        endChannels(revocation)
+        guard revocation.cause != .roleChanged else { return }
+        connections.spaceLeft(appID: revocation.appID, spaceID: revocation.spaceID, userID: revocation.userID)
     }
 
     private func remove(_ email: String, from space: SpaceRecord, shownAs shown: String) async throws {
-        let reason = "you were removed from space \(space.name)"
         // Ended before the removal commits, so that no change committed after it reaches them.
         if let user = try await store.user(appID: space.appID, username: email),
             try await store.spaceRole(appID: space.appID, spaceID: space.id, userID: user.id) != nil
         {
-            endChannels(space, userID: user.id, reason)
+            endChannels(space.revocation(of: user.id, .removed))
         }
         switch try await store.removeSpaceMember(appID: space.appID, spaceID: space.id, email: email) {
         case .changed(let userID?, _):
-            endChannels(space, userID: userID, reason)
-            connections.spaceLeft(appID: space.appID, spaceID: space.id, userID: userID)
+            enforce(space.revocation(of: userID, .removed))
         case .changed(nil, _), .unchanged:
             break
         case .notMember:
@@ -141,7 +148,13 @@ public struct SpaceService: Sendable {
         return grant
     }
 
-    private func endChannels(_ space: SpaceRecord, userID: String, _ reason: String) {
-        channels.revoke(appID: space.appID, space: space.name, userID: userID, reason: reason)
+    private func endChannels(_ revocation: SpaceRevocation) {
+        channels.revoke(appID: revocation.appID, space: revocation.space, userID: revocation.userID, reason: revocation.message)
+    }
+}
+
+extension SpaceRecord {
+    fileprivate func revocation(of userID: String?, _ cause: SpaceRevocation.Cause) -> SpaceRevocation {
+        SpaceRevocation(appID: appID, space: name, spaceID: id, userID: userID, cause: cause)
     }
 }

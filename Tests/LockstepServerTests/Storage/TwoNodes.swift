@@ -50,7 +50,7 @@ enum TwoNodes {
         // A quick heartbeat, so that its queries run on the listening connection during the tests.
         let relay = PostgresChangeRelay(
             store: store, hub: server.services.hub, reconnectDelay: reconnectDelay, heartbeatInterval: .milliseconds(100),
-            heartbeatTimeout: heartbeatTimeout, logger: TestStores.quietLogger)
+            heartbeatTimeout: heartbeatTimeout, logger: TestStores.quietLogger, revokeSpace: { [spaces = server.services.spaces] in spaces.enforce($0) })
         let relaying = Task { try await relay.run() }
         await relay.waitUntilListening()
         return TestNode(server: server, store: store, relay: relay, relaying: relaying)
