@@ -43,6 +43,18 @@ extension LockstepServices {
         return BucketAccess(scope: BucketScope(appID: identity.appID, owner: .user(userID), bucket: bucket))
     }
 
+    /// Checks again, after a read through `access`, that the caller still has it: a read that
+    /// began before a member lost the space, and so may have read what was written after, is
+    /// answered as a stranger is. (A right that held before and after the read held during it,
+    /// whichever node removed the member.) Nothing to check for other buckets.
+    public func confirm(_ access: BucketAccess, for identity: AccountService.Identity) async throws {
+        guard let held = access.space, !identity.isAdmin else { return }
+        let name = SpaceBucketName(space: held.space.name, bucket: access.scope.bucket).description
+        let notFound = ChangeRejection(.notFound, "there is no bucket \(name)")
+        let now = try await spaces.grant(identity, space: held.space.name, orElse: notFound)
+        guard now.space.id == held.space.id else { throw notFound }
+    }
+
     /// Checks that `identity` may write through `access` when `writing`: a space's readers may
     /// not, nor may users write read-only buckets (which apply to a space's bucket of the same
     /// name too) or the store's purchases.

@@ -10,9 +10,10 @@ import Synchronization
 /// open ends it; one that finds it still being checked dooms it, and ``confirm(_:revoke:)``
 /// then refuses it.
 ///
-/// ``SpaceService`` revokes twice: before the removal commits (so no change committed after
-/// it reaches the channel, even one already on its way) and after (so a channel that opened
-/// meanwhile, on a role read before the commit, ends too).
+/// ``SpaceService`` commits a removal inside ``revoking(appID:space:userID:reason:while:)``:
+/// the member's channels end before it commits (so no change committed after it reaches them,
+/// even one already on its way), and until it has committed every channel they open on the
+/// space is refused, so none opens on a role read just before the commit.
 public final class SpaceChannels: Sendable {
     /// One claimed channel.
     public struct Claim: Sendable, Hashable {
@@ -30,9 +31,22 @@ public final class SpaceChannels: Sendable {
         var doomed: String?
     }
 
+    /// A removal under way: channels of `userID` (everyone's when `nil`) may not open.
+    private struct Revoking {
+        var appID: String
+        var space: String
+        var userID: String?
+        var reason: String
+
+        func covers(_ entry: Entry) -> Bool {
+            entry.appID == appID && entry.space == space && (userID == nil || entry.userID == userID)
+        }
+    }
+
     private struct State {
         var lastID = 0
         var entries: [Int: Entry] = [:]
+        var revoking: [Int: Revoking] = [:]
     }
 
     private let state = Mutex(State())
@@ -43,9 +57,26 @@ public final class SpaceChannels: Sendable {
     func claim(appID: String, space: String, userID: String?) -> Claim {
         state.withLock { state in
             state.lastID += 1
-            state.entries[state.lastID] = Entry(appID: appID, space: space, userID: userID)
+            var entry = Entry(appID: appID, space: space, userID: userID)
+            entry.doomed = state.revoking.values.first { $0.covers(entry) }?.reason
+            state.entries[state.lastID] = entry
             return Claim(id: state.lastID)
         }
+    }
+
+    /// Runs `change` (a removal, a changed role, a deletion) with the channels it takes away
+    /// ended first and kept from opening until it returns.
+    func revoking<T>(
+        appID: String, space: String, userID: String?, reason: String, while change: () async throws -> T
+    ) async rethrows -> T {
+        let id = state.withLock { state in
+            state.lastID += 1
+            state.revoking[state.lastID] = Revoking(appID: appID, space: space, userID: userID, reason: reason)
+            return state.lastID
+        }
+        defer { _ = state.withLock { $0.revoking.removeValue(forKey: id) } }
+        revoke(appID: appID, space: space, userID: userID, reason: reason)
+        return try await change()
     }
 
     /// The check passed and the channel is open: `revoke` ends it. Returns `false`, releasing
@@ -70,10 +101,10 @@ public final class SpaceChannels: Sendable {
     /// each client `reason`; dooms those still being checked. Returns how many it ended.
     @discardableResult
     func revoke(appID: String, space: String, userID: String?, reason: String) -> Int {
+        let revoking = Revoking(appID: appID, space: space, userID: userID, reason: reason)
         let ended = state.withLock { state in
             var ended: [@Sendable (String) -> Void] = []
-            for (id, entry) in state.entries where entry.appID == appID && entry.space == space {
-                guard userID == nil || entry.userID == userID else { continue }
+            for (id, entry) in state.entries where revoking.covers(entry) {
                 if let revoke = entry.revoke {
                     ended.append(revoke)
                     state.entries[id] = nil

@@ -67,15 +67,19 @@ public struct SpaceService: Sendable {
     public func invite(_ email: String?, as role: SpaceRole, to name: String, by identity: AccountService.Identity) async throws -> String {
         let grant = try await managing(name, identity, "inviting")
         let address = try InvitationAddress.validate(email)
-        // Ended before the change commits, so that no write of the old role lands after it.
+        // A member's channels end before their role changes, so no write of the old role lands after it.
+        var member: String?
         if let existing = try await store.user(appID: identity.appID, username: address),
             let current = try await store.spaceRole(appID: identity.appID, spaceID: grant.space.id, userID: existing.id), current != role
         {
-            endChannels(grant.space.revocation(of: existing.id, .roleChanged))
+            member = existing.id
         }
-        switch try await store.setSpaceRole(appID: identity.appID, spaceID: grant.space.id, email: address, role: role) {
+        let change = try await revoking(grant.space.revocation(of: member, .roleChanged), if: member != nil) {
+            try await store.setSpaceRole(appID: identity.appID, spaceID: grant.space.id, email: address, role: role)
+        }
+        switch change {
         case .changed(let userID?, from: .some):
-            endChannels(grant.space.revocation(of: userID, .roleChanged))
+            enforce(grant.space.revocation(of: userID, .roleChanged))
         case .wouldLeaveNoOwner:
             throw AccountError(.conflict, "\(address) is the last owner of space \(name): make another owner first, or delete the space")
         case .notMember:
@@ -105,8 +109,7 @@ public struct SpaceService: Sendable {
     public func delete(_ name: String, by identity: AccountService.Identity) async throws {
         let grant = try await managing(name, identity, "deleting the space")
         let revocation = grant.space.revocation(of: nil, .deleted)
-        endChannels(revocation)
-        _ = try await store.deleteSpace(appID: grant.space.appID, spaceID: grant.space.id)
+        _ = try await revoking(revocation) { try await store.deleteSpace(appID: grant.space.appID, spaceID: grant.space.id) }
         enforce(revocation)
     }
 
@@ -120,13 +123,17 @@ public struct SpaceService: Sendable {
     }
 
     private func remove(_ email: String, from space: SpaceRecord, shownAs shown: String) async throws {
-        // Ended before the removal commits, so that no change committed after it reaches them.
+        // A member's channels end before the removal commits, so no change committed after it reaches them.
+        var member: String?
         if let user = try await store.user(appID: space.appID, username: email),
             try await store.spaceRole(appID: space.appID, spaceID: space.id, userID: user.id) != nil
         {
-            endChannels(space.revocation(of: user.id, .removed))
+            member = user.id
         }
-        switch try await store.removeSpaceMember(appID: space.appID, spaceID: space.id, email: email) {
+        let change = try await revoking(space.revocation(of: member, .removed), if: member != nil) {
+            try await store.removeSpaceMember(appID: space.appID, spaceID: space.id, email: email)
+        }
+        switch change {
         case .changed(let userID?, _):
             enforce(space.revocation(of: userID, .removed))
         case .changed(nil, _), .unchanged:
@@ -146,6 +153,14 @@ public struct SpaceService: Sendable {
             throw AccountError(.forbidden, "\(doing) needs the owner right in space \(name); you are a \(grant.role.rawValue)")
         }
         return grant
+    }
+
+    /// Runs `change` with the channels `revocation` takes away ended first and kept from
+    /// opening until it has committed (see ``SpaceChannels``); just runs it unless `condition`.
+    private func revoking<T>(_ revocation: SpaceRevocation, if condition: Bool = true, _ change: () async throws -> T) async throws -> T {
+        guard condition else { return try await change() }
+        return try await channels.revoking(
+            appID: revocation.appID, space: revocation.space, userID: revocation.userID, reason: revocation.message, while: change)
     }
 
     private func endChannels(_ revocation: SpaceRevocation) {
