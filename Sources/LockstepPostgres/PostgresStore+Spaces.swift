@@ -141,7 +141,9 @@ extension PostgresStore {
                 """, logger: logger).collect().map { try $0.decode(String.self) }
             try await connection.query("DELETE FROM space_invitations WHERE app_id = \(appID) AND space_id = \(spaceID)", logger: logger)
             try await connection.query("DELETE FROM spaces WHERE app_id = \(appID) AND id = \(spaceID)", logger: logger)
-            for table in ["objects", "snapshots", "changes", "buckets", "presence_claims"] {
+            // Buckets first: a commit locks its bucket's row before its objects, so deleting in
+            // the same order never deadlocks with one.
+            for table in ["buckets", "objects", "snapshots", "changes", "presence_claims"] {
                 try await connection.query("DELETE FROM \(unescaped: table) WHERE app_id = \(appID) AND owner = \(owner)", logger: logger)
             }
             try await announce(SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: nil, cause: .deleted), connection)

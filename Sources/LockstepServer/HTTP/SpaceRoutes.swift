@@ -38,8 +38,7 @@ struct SpaceRoutes<Context: RequestContext> {
         router.get("/1/{app}/__spaces__/{space}") { request, context in
             let (identity, space) = (try await caller(request, context), try context.parameters.require("space"))
             return try await mappingServiceErrors {
-                let grant = try await services.spaces.grant(identity, space: space)
-                let members = try await services.spaces.members(of: space, for: identity)
+                let (grant, members) = try await services.spaces.members(of: space, for: identity)
                 let json: JSONValue = [
                     "name": .string(space), "role": .string(grant.role.rawValue),
                     "members": .array(members.map { ["email": .string($0.email), "role": .string($0.role.rawValue)] }),

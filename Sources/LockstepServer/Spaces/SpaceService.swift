@@ -55,9 +55,10 @@ public struct SpaceService: Sendable {
         return Grant(space: space, role: role)
     }
 
-    public func members(of name: String, for identity: AccountService.Identity) async throws -> [SpaceMember] {
+    /// The caller's role in a space and its members (and waiting invitations), for any member.
+    public func members(of name: String, for identity: AccountService.Identity) async throws -> (grant: Grant, members: [SpaceMember]) {
         let grant = try await grant(identity, space: name)
-        return try await store.spaceMembers(appID: grant.space.appID, spaceID: grant.space.id)
+        return (grant, try await store.spaceMembers(appID: grant.space.appID, spaceID: grant.space.id))
     }
 
     /// Gives `email` `role`: a member's role changes, anyone else becomes a member (or an

@@ -8,7 +8,7 @@ import Testing
 ///
 /// | endpoint | owner | writer | reader | revoked | stranger | other app | admin |
 /// |---|---|---|---|---|---|---|---|
-/// | read: object, revision, index, changes, socket `init`/`i:` | ✓ | ✓ | ✓ | 404 | 404 | 401 | ✓ |
+/// | read: object, revision, index, changes, socket `init`/`i:`/`e:`/`cv:` | ✓ | ✓ | ✓ | 404 | 404 | 401 | ✓ |
 /// | write: POST/DELETE object, POST changes, peer key, socket `c:` | ✓ | ✓ | 403 | 404 | 404 | 401 | ✓ |
 /// | members | ✓ | ✓ | ✓ | 404 | 404 | 401 | ✓ |
 /// | invite, remove | ✓ | 403 | 403 | 404 | 404 | 401 | ✓ |
@@ -126,6 +126,10 @@ struct SpaceRightsTests {
             let index = try await socket.walkIndex()
             let listed = index.entries.compactMap { $0["id"]?.stringValue }
             #expect(listed.contains("sofa"), "\(role)")
+            try await socket.send("0:e:sofa.1")
+            #expect(await socket.next(startingWith: "0:e:") == "0:e:sofa.1\n" + #"{"data":{"room":"lounge"}}"#, "\(role)")
+            try await socket.send("0:cv:\(index.current)")
+            #expect(await socket.next(startingWith: "0:c:") == "0:c:[]", "\(role)")
             try await socket.send(changeMessage(id: "s-\(role.rawValue)", ccid: "s-\(role.rawValue)", diff: addingDiff(["a": 1])))
             let answer = try await socket.change()
             if let refusal = role.write {

@@ -77,6 +77,7 @@ extension SQLiteStore {
         let canonical = Username.canonical(email)
         let now = ServerClockSource().now()
         return try await pool.write { db in
+            guard try Self.exists(db, appID: appID, spaceID: spaceID) else { return .notMember }
             if let userID = try Self.userID(db, appID: appID, canonical: canonical) {
                 let previous = try Self.role(db, appID: appID, spaceID: spaceID, userID: userID)
                 if previous == role { return .unchanged }
@@ -107,6 +108,7 @@ extension SQLiteStore {
     public func removeSpaceMember(appID: String, spaceID: String, email: String) async throws -> SpaceMembershipChange {
         let canonical = Username.canonical(email)
         return try await pool.write { db in
+            guard try Self.exists(db, appID: appID, spaceID: spaceID) else { return .notMember }
             if let userID = try Self.userID(db, appID: appID, canonical: canonical),
                 let previous = try Self.role(db, appID: appID, spaceID: spaceID, userID: userID)
             {
@@ -135,7 +137,7 @@ extension SQLiteStore {
             for table in ["space_members", "space_invitations"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE app_id = ? AND space_id = ?", arguments: [appID, spaceID])
             }
-            for table in ["objects", "snapshots", "changes", "buckets", "presence_claims"] {
+            for table in ["buckets", "objects", "snapshots", "changes", "presence_claims"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE app_id = ? AND owner = ?", arguments: [appID, owner])
             }
             return members
@@ -152,6 +154,11 @@ extension SQLiteStore {
             arguments: [user.id, user.createdAt, user.appID, user.canonicalUsername])
         try db.execute(
             sql: "DELETE FROM space_invitations WHERE app_id = ? AND canonical_email = ?", arguments: [user.appID, user.canonicalUsername])
+    }
+
+    /// Whether the space exists still: one deleted since the caller looked it up gains no members.
+    private static func exists(_ db: Database, appID: String, spaceID: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM spaces WHERE app_id = ? AND id = ?)", arguments: [appID, spaceID]) ?? false
     }
 
     /// The user who owns a canonical name (accounts colliding with it never sign in by it).
