@@ -3,9 +3,13 @@ import LockstepCore
 import LockstepServer
 import Testing
 
-/// Losing a space takes effect at once: the member's channels on it end within a second with
-/// an error frame, nothing written after reaches them, and what they held in its presence
-/// buckets goes; their other channels stay.
+/// Losing a space takes effect at once: the member's channels on it end, with an error frame,
+/// before the removal is even answered; nothing written after reaches them, and what they held
+/// in its presence buckets goes; their other channels stay.
+///
+/// "At once" is checked on the server (the channel's place in ``SpaceChannels`` is gone when
+/// the request returns), not by a clock in the test process, which stalls for seconds while
+/// the full suite holds both cores.
 @Suite("Spaces: revocation reaches open sockets", .timeLimit(.minutes(2)))
 struct SpaceRevocationTests {
     @Test func removingAMemberEndsTheirChannelsOnTheSpaceAtOnce() async throws {
@@ -34,15 +38,15 @@ struct SpaceRevocationTests {
             }
         }
         try await Task.sleep(for: .milliseconds(100))
-        let asked = ContinuousClock.now
+        #expect(server.services.spaceChannels.count == 1)
         #expect(try await ann.spaces("DELETE", "/job-1/members/bob@example.com").status == 200)
+        #expect(server.services.spaceChannels.count == 0, "the channel ended, its frame queued, before the removal was answered")
         // Read in order, so that what is left afterwards is what came after the frame.
         var frame: String?
-        while frame == nil, ContinuousClock.now - asked < .seconds(1), let message = await socket.next(timeout: .seconds(1)) {
+        while frame == nil, let message = await socket.next(timeout: .seconds(10)) {
             if message.hasPrefix("0:?:") { frame = message }
         }
-        let ended = try #require(frame, "no error frame within 1 s")
-        #expect(ContinuousClock.now - asked < .seconds(1))
+        let ended = try #require(frame, "no error frame")
         let error = try JSONValue(parsing: String(ended.dropFirst(4)))
         #expect(error["code"] == 403)
         #expect(error["message"]?.stringValue?.contains("removed from space job-1") == true, "\(ended)")
@@ -62,7 +66,6 @@ struct SpaceRevocationTests {
         #expect(try await bob.request("POST", "note/i/mine", body: ["a": 1]).status == 200)
         #expect(try await socket.change(channel: 1)["id"] == "mine")
         #expect(try await bob.request("GET", "__job-1.items/i/after").status == 404)
-        #expect(server.services.spaceChannels.count == 0, "the ended channel's place is released")
     }
 
     @Test func aChangedRoleEndsTheChannelsOpenedWithTheOldOne() async throws {
@@ -76,7 +79,8 @@ struct SpaceRevocationTests {
         defer { Task { await socket.close() } }
         try await socket.initialize(bucket: "__job-1.items", token: bob.token)
         try await ann.invite("bob@example.com", as: "reader", to: "job-1")
-        let frame = try #require(await socket.next(startingWith: "0:?:", timeout: .seconds(1)))
+        #expect(server.services.spaceChannels.count == 0)
+        let frame = try #require(await socket.next(startingWith: "0:?:"))
         #expect(frame.contains("your role in space job-1 changed"), "\(frame)")
         try await socket.initialize(bucket: "__job-1.items", token: bob.token)
         try await socket.send(changeMessage(id: "sofa", ccid: "b-1", diff: addingDiff(["a": 1])))
@@ -93,13 +97,13 @@ struct SpaceRevocationTests {
         defer { Task { await owner.close(); await admin.close() } }
         try await owner.initialize(bucket: "__match-1.moves", token: ann.token)
         try await admin.initialize(bucket: "__match-1.moves", token: server.app.adminToken)
-        let asked = ContinuousClock.now
+        #expect(server.services.spaceChannels.count == 2)
         #expect(try await ann.spaces("DELETE", "/match-1").status == 200)
+        #expect(server.services.spaceChannels.count == 0, "every channel on it ended before the deletion was answered")
         for socket in [owner, admin] {
-            let frame = try #require(await socket.next(startingWith: "0:?:", timeout: .seconds(1)))
+            let frame = try #require(await socket.next(startingWith: "0:?:"))
             #expect(frame.contains("space match-1 was deleted"), "\(frame)")
         }
-        #expect(ContinuousClock.now - asked < .seconds(1))
     }
 
     @Test func aRemovedMembersPresenceInTheSpaceIsReleased() async throws {
