@@ -25,7 +25,8 @@ import Synchronization
 ///
 /// Revocations of spaces come on the same channel (``SpaceNotification``): the relay hands
 /// them to `revokeSpace`, which ends the member's channels on this node. Those missed while
-/// the connection was down are not read back.
+/// the connection was down are not read back: when it listens again, `recheckSpaces` checks
+/// every channel open on this node against the database instead.
 ///
 /// Run it beside the HTTP server, as a service, for as long as the node serves:
 ///
@@ -44,6 +45,8 @@ public final class PostgresChangeRelay: Service {
     private let progress = Mutex(Progress())
     /// Enforces on this node what another node's change to a space's members took away.
     private let revokeSpace: @Sendable (SpaceRevocation) -> Void
+    /// Checks this node's channels on spaces against the database, after a reconnection.
+    private let recheckSpaces: @Sendable () async throws -> Void
 
     /// How many changes a catch-up reads per query.
     private static let catchUpBatch = 500
@@ -61,12 +64,16 @@ public final class PostgresChangeRelay: Service {
     ///   - heartbeatTimeout: How long it has to answer before it is dropped and opened again.
     ///   - revokeSpace: Told of every revocation another node committed (``SpaceNotification``):
     ///     pass ``SpaceService/enforce(_:)``.
+    ///   - recheckSpaces: Run each time the relay listens again, since revocations announced
+    ///     while it was away are not read back: pass ``SpaceService/recheckOpenChannels()``.
     public init(
         store: PostgresStore, hub: ChangeHub, reconnectDelay: Duration = .milliseconds(250),
         heartbeatInterval: Duration = .seconds(10), heartbeatTimeout: Duration = .seconds(10), logger: Logger,
-        revokeSpace: @escaping @Sendable (SpaceRevocation) -> Void = { _ in }
+        revokeSpace: @escaping @Sendable (SpaceRevocation) -> Void = { _ in },
+        recheckSpaces: @escaping @Sendable () async throws -> Void = {}
     ) {
         self.revokeSpace = revokeSpace
+        self.recheckSpaces = recheckSpaces
         self.store = store
         self.hub = hub
         self.reconnectDelay = reconnectDelay
@@ -139,6 +146,8 @@ public final class PostgresChangeRelay: Service {
                 try await connection.listen(on: store.configuration.notificationChannel) { notifications in
                     // Listening now: every later commit will be notified. Read what came before.
                     try await catchUpOnEveryApp(&cursors, announcing: following)
+                    // Revocations missed while away: the channels open here are checked instead.
+                    if following { try await recheckSpaces() }
                     following = true
                     startedListening()
                     try await withThrowingTaskGroup(of: Void.self) { group in

@@ -93,7 +93,9 @@ struct StorageOptions: ParsableArguments {
     func companionServices(for store: any SyncStore, services: LockstepServices, logger: Logger) -> [any Service] {
         guard let store = store as? PostgresStore else { return [] }
         let spaces = services.spaces
-        return [PostgresChangeRelay(store: store, hub: services.hub, logger: logger, revokeSpace: { spaces.enforce($0) })]
+        return [PostgresChangeRelay(
+            store: store, hub: services.hub, logger: logger, revokeSpace: { spaces.enforce($0) },
+            recheckSpaces: { try await spaces.recheckOpenChannels() })]
     }
 
     /// Closes the store's connections, after the server has stopped.

@@ -71,7 +71,7 @@ extension SocketDispatcher {
             extensions: Self.isTrue(fields["lockstep"]),
             environment: sessionEnvironment,
             onClose: { if let claim { spaceChannels.release(claim) } })
-        if let claim, !spaceChannels.confirm(claim, revoke: { [session] reason in session.revoke(reason) }) {
+        if let claim, let grant = access.space, !spaceChannels.confirm(claim, grant: grant, revoke: { [session] reason in session.revoke(reason) }) {
             // Removed while the role was read: answered as any stranger is now.
             session.close()
             if identity.token != nil { services.connections.releaseToken(tokenHash, on: connection.info.id) }

@@ -20,11 +20,23 @@ public final class SpaceChannels: Sendable {
         fileprivate let id: Int
     }
 
+    /// An open channel's member and the right it was opened with.
+    public struct Opened: Sendable, Hashable {
+        public var appID: String
+        public var space: String
+        public var spaceID: String
+        /// `nil` for the admin token.
+        public var userID: String?
+        public var role: SpaceRole
+    }
+
     private struct Entry {
         var appID: String
         var space: String
         /// `nil` for the admin token.
         var userID: String?
+        /// Set once open: what the channel was opened with.
+        var opened: Opened?
         /// How to end the channel once it is open.
         var revoke: (@Sendable (String) -> Void)?
         /// Why the channel must not open: it was revoked while its check ran.
@@ -79,17 +91,25 @@ public final class SpaceChannels: Sendable {
         return try await change()
     }
 
-    /// The check passed and the channel is open: `revoke` ends it. Returns `false`, releasing
-    /// the claim, when it was revoked while being checked: the channel must not open.
-    func confirm(_ claim: Claim, revoke: @escaping @Sendable (String) -> Void) -> Bool {
+    /// The check passed with `grant` and the channel is open: `revoke` ends it. Returns
+    /// `false`, releasing the claim, when it was revoked while being checked: the channel must
+    /// not open.
+    func confirm(_ claim: Claim, grant: SpaceService.Grant, revoke: @escaping @Sendable (String) -> Void) -> Bool {
         state.withLock { state in
             guard let entry = state.entries[claim.id], entry.doomed == nil else {
                 state.entries[claim.id] = nil
                 return false
             }
+            state.entries[claim.id]?.opened = Opened(
+                appID: entry.appID, space: entry.space, spaceID: grant.space.id, userID: entry.userID, role: grant.role)
             state.entries[claim.id]?.revoke = revoke
             return true
         }
+    }
+
+    /// Who holds channels open now, and with what right, once each.
+    public var opened: Set<Opened> {
+        state.withLock { state in Set(state.entries.values.compactMap(\.opened)) }
     }
 
     /// The channel closed, or its check failed. Releasing twice is harmless.

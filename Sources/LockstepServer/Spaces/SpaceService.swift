@@ -123,6 +123,26 @@ public struct SpaceService: Sendable {
         connections.spaceLeft(appID: revocation.appID, spaceID: revocation.spaceID, userID: revocation.userID)
     }
 
+    /// Checks every channel open on this node against the store, and enforces what changed:
+    /// for a node that may have missed revocations committed elsewhere (its PostgreSQL relay
+    /// was disconnected). One query per member and space with channels open.
+    public func recheckOpenChannels() async throws {
+        for opened in channels.opened {
+            let space = try await store.space(appID: opened.appID, name: opened.space)
+            guard let space, space.id == opened.spaceID else {
+                enforce(opened.revocation(.deleted))
+                continue
+            }
+            guard let userID = opened.userID else { continue }
+            let role = try await store.spaceRole(appID: space.appID, spaceID: space.id, userID: userID)
+            if role == nil {
+                enforce(opened.revocation(.removed))
+            } else if role != opened.role {
+                enforce(opened.revocation(.roleChanged))
+            }
+        }
+    }
+
     private func remove(_ email: String, from space: SpaceRecord, shownAs shown: String) async throws {
         // A member's channels end before the removal commits, so no change committed after it reaches them.
         var member: String?
@@ -172,5 +192,12 @@ public struct SpaceService: Sendable {
 extension SpaceRecord {
     fileprivate func revocation(of userID: String?, _ cause: SpaceRevocation.Cause) -> SpaceRevocation {
         SpaceRevocation(appID: appID, space: name, spaceID: id, userID: userID, cause: cause)
+    }
+}
+
+extension SpaceChannels.Opened {
+    /// What takes this channel's right away: its member's (everyone's, for a deletion).
+    fileprivate func revocation(_ cause: SpaceRevocation.Cause) -> SpaceRevocation {
+        SpaceRevocation(appID: appID, space: space, spaceID: spaceID, userID: cause == .deleted ? nil : userID, cause: cause)
     }
 }

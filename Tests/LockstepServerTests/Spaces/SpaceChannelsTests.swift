@@ -8,11 +8,13 @@ import Testing
 /// ended by a removal, refused while one commits.
 @Suite("Spaces: the channels a removal ends")
 struct SpaceChannelsTests {
+    let grant = SpaceService.Grant(space: SpaceRecord(appID: "a", id: "s1", name: "job-1", createdAt: 1), role: .writer)
+
     @Test func aRemovalEndsOpenChannelsAndDoomsThoseBeingChecked() {
         let channels = SpaceChannels()
         let ended = Mutex<[String]>([])
         let open = channels.claim(appID: "a", space: "job-1", userID: "bob")
-        #expect(channels.confirm(open) { reason in ended.withLock { $0.append("bob: " + reason) } })
+        #expect(channels.confirm(open, grant: grant) { reason in ended.withLock { $0.append("bob: " + reason) } })
         let checking = channels.claim(appID: "a", space: "job-1", userID: "bob")
         let otherUser = channels.claim(appID: "a", space: "job-1", userID: "cat")
         let otherSpace = channels.claim(appID: "a", space: "job-2", userID: "bob")
@@ -20,8 +22,8 @@ struct SpaceChannelsTests {
 
         #expect(channels.revoke(appID: "a", space: "job-1", userID: "bob", reason: "removed") == 1)
         #expect(ended.withLock { $0 } == ["bob: removed"])
-        #expect(!channels.confirm(checking) { _ in }, "a channel whose check ran across the removal never opens")
-        for claim in [otherUser, otherSpace, otherApp] { #expect(channels.confirm(claim) { _ in }) }
+        #expect(!channels.confirm(checking, grant: grant) { _ in }, "a channel whose check ran across the removal never opens")
+        for claim in [otherUser, otherSpace, otherApp] { #expect(channels.confirm(claim, grant: grant) { _ in }) }
         #expect(channels.revoke(appID: "a", space: "job-1", userID: nil, reason: "deleted") == 1, "deletion ends everyone's")
         #expect(channels.count == 2)
     }
@@ -31,10 +33,10 @@ struct SpaceChannelsTests {
         let during = await channels.revoking(appID: "a", space: "job-1", userID: "bob", reason: "removed") {
             (bob: channels.claim(appID: "a", space: "job-1", userID: "bob"), cat: channels.claim(appID: "a", space: "job-1", userID: "cat"))
         }
-        #expect(!channels.confirm(during.bob) { _ in })
-        #expect(channels.confirm(during.cat) { _ in })
+        #expect(!channels.confirm(during.bob, grant: grant) { _ in })
+        #expect(channels.confirm(during.cat, grant: grant) { _ in })
         let after = channels.claim(appID: "a", space: "job-1", userID: "bob")
-        #expect(channels.confirm(after) { _ in }, "once it has committed, what opens is checked against the new state")
+        #expect(channels.confirm(after, grant: grant) { _ in }, "once it has committed, what opens is checked against the new state")
     }
 
     @Test func aReadIsConfirmedAgainstTheSpaceAsItIsAfterwards() async throws {

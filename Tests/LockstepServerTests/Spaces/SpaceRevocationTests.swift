@@ -87,6 +87,30 @@ struct SpaceRevocationTests {
         #expect(try await socket.change()["error"] == 403, "the channel opened again has the new role")
     }
 
+    @Test func aRecheckEndsTheChannelsWhoseRightTheStoreNoLongerHolds() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let ann = try await server.createUser("ann@example.com")
+        let bob = try await server.createUser("bob@example.com")
+        try await ann.createSpace("job-1")
+        try await ann.invite("bob@example.com", as: "writer", to: "job-1")
+        let bobs = try await SocketTestClient.connect(to: server)
+        let anns = try await SocketTestClient.connect(to: server)
+        defer { Task { await bobs.close(); await anns.close() } }
+        try await bobs.initialize(bucket: "__job-1.items", token: bob.token)
+        try await anns.initialize(bucket: "__job-1.items", token: ann.token)
+        // Changed behind this node's back, as another node does while this one's relay is away.
+        let space = try #require(try await server.services.store.space(appID: server.appID, name: "job-1"))
+        _ = try await server.services.store.setSpaceRole(appID: server.appID, spaceID: space.id, email: "bob@example.com", role: .reader)
+        try await server.services.spaces.recheckOpenChannels()
+        let frame = try #require(await bobs.next(startingWith: "0:?:"))
+        #expect(frame.contains("your role in space job-1 changed"), "\(frame)")
+        #expect(server.services.spaceChannels.count == 1, "Ann's channel, whose right holds, stays")
+        _ = try await server.services.store.deleteSpace(appID: server.appID, spaceID: space.id)
+        try await server.services.spaces.recheckOpenChannels()
+        #expect(try #require(await anns.next(startingWith: "0:?:")).contains("space job-1 was deleted"))
+    }
+
     @Test func deletingASpaceEndsEveryChannelOnIt() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }

@@ -34,4 +34,26 @@ struct SpaceTwoNodeTests {
             #expect(!socket.mailbox.drain().contains { $0.hasPrefix("0:c:") }, "nothing reached the ended channel after its frame")
         }
     }
+
+    @Test func aRemovalMissedWhileTheRelayWasAwayIsFoundWhenItListensAgain() async throws {
+        try await TwoNodes.with(heartbeatTimeout: .milliseconds(500)) { one, two in
+            let ann = try await one.server.createUser("ann@example.com")
+            let bob = try await one.server.createUser("bob@example.com")
+            try await ann.createSpace("job-1")
+            try await ann.invite("bob@example.com", as: "writer", to: "job-1")
+            let socket = try await SocketTestClient.connect(to: two.server, app: one.server.appID)
+            defer { Task { await socket.close() } }
+            try await socket.initialize(bucket: "__job-1.items", token: bob.token)
+
+            // Node two's listening backend stops answering: the removal's notification is lost with it.
+            let frozen = try await TwoNodes.freezeRelayBackend(of: two)
+            defer { kill(frozen, SIGCONT) }
+            #expect(try await one.request(ann, "DELETE", "__spaces__/job-1/members/bob@example.com").status == 200)
+            let replaced = await completes(within: .seconds(15)) { await two.relay.waitUntilListening(generation: 2) }
+            kill(frozen, SIGCONT)
+            #expect(replaced)
+            let frame = try #require(await socket.next(startingWith: "0:?:"), "the channel outlived a removal its node missed")
+            #expect(frame.contains("you were removed from space job-1"), "\(frame)")
+        }
+    }
 }

@@ -57,7 +57,8 @@ enum TwoNodes {
             revokeSpace: { [spaces = server.services.spaces, clock = server.services.clock] revocation in
                 spaces.enforce(revocation)
                 revocations.deliver(clock.now())
-            })
+            },
+            recheckSpaces: { [spaces = server.services.spaces] in try await spaces.recheckOpenChannels() })
         let relaying = Task { try await relay.run() }
         await relay.waitUntilListening()
         return TestNode(server: server, store: store, relay: relay, relaying: relaying, spaceRevocations: revocations)
