@@ -57,7 +57,7 @@ public enum SpaceMembershipChange: Sendable, Equatable {
     case changed(userID: String?, from: SpaceRole?)
     /// The member already had that role.
     case unchanged
-    /// There is no such member or invitation.
+    /// There is no such member or invitation, or no longer such a space.
     case notMember
     /// Refused: the space would have no owner left.
     case wouldLeaveNoOwner

@@ -18,7 +18,8 @@ public protocol SpaceStore: Sendable {
     func spaceMembers(appID: String, spaceID: String) async throws -> [SpaceMember]
     /// Gives the user whose name has the canonical form of `email` (``Username/canonical(_:)``)
     /// `role` in the space; with no such user yet, an invitation waits for them. Answers
-    /// ``SpaceMembershipChange/wouldLeaveNoOwner`` instead of demoting the last owner.
+    /// ``SpaceMembershipChange/wouldLeaveNoOwner`` instead of demoting the last owner, and
+    /// ``SpaceMembershipChange/notMember`` when the space was deleted meanwhile.
     func setSpaceRole(appID: String, spaceID: String, email: String, role: SpaceRole) async throws -> SpaceMembershipChange
     /// Removes the member (or the invitation) `email`; answers ``SpaceMembershipChange/wouldLeaveNoOwner``
     /// instead of removing the last owner.
