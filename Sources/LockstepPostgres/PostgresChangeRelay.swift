@@ -23,6 +23,11 @@ import Synchronization
 /// committed before the relay first listens are not announced (a waiting long poll still
 /// returns them when it reads the feed at the end of its wait).
 ///
+/// Revocations of spaces come on the same channel (``SpaceNotification``): the relay hands
+/// them to `revokeSpace`, which ends the member's channels on this node. Those missed while
+/// the connection was down are not read back: when it listens again, `recheckSpaces` checks
+/// every channel open on this node against the database instead.
+///
 /// Run it beside the HTTP server, as a service, for as long as the node serves:
 ///
 /// ```swift
@@ -38,6 +43,10 @@ public final class PostgresChangeRelay: Service {
     private let heartbeatTimeout: Duration
     private let logger: Logger
     private let progress = Mutex(Progress())
+    /// Enforces on this node what another node's change to a space's members took away.
+    private let revokeSpace: @Sendable (SpaceRevocation) -> Void
+    /// Checks this node's channels on spaces against the database, after a reconnection.
+    private let recheckSpaces: @Sendable () async throws -> Void
 
     /// How many changes a catch-up reads per query.
     private static let catchUpBatch = 500
@@ -53,10 +62,18 @@ public final class PostgresChangeRelay: Service {
     ///     it doubles with each failed attempt, up to 30 seconds.
     ///   - heartbeatInterval: How often the listening connection is asked to answer.
     ///   - heartbeatTimeout: How long it has to answer before it is dropped and opened again.
+    ///   - revokeSpace: Told of every revocation another node committed (``SpaceNotification``):
+    ///     pass ``SpaceService/enforce(_:)``.
+    ///   - recheckSpaces: Run each time the relay listens again, since revocations announced
+    ///     while it was away are not read back: pass ``SpaceService/recheckOpenChannels()``.
     public init(
         store: PostgresStore, hub: ChangeHub, reconnectDelay: Duration = .milliseconds(250),
-        heartbeatInterval: Duration = .seconds(10), heartbeatTimeout: Duration = .seconds(10), logger: Logger
+        heartbeatInterval: Duration = .seconds(10), heartbeatTimeout: Duration = .seconds(10), logger: Logger,
+        revokeSpace: @escaping @Sendable (SpaceRevocation) -> Void = { _ in },
+        recheckSpaces: @escaping @Sendable () async throws -> Void = {}
     ) {
+        self.revokeSpace = revokeSpace
+        self.recheckSpaces = recheckSpaces
         self.store = store
         self.hub = hub
         self.reconnectDelay = reconnectDelay
@@ -129,11 +146,17 @@ public final class PostgresChangeRelay: Service {
                 try await connection.listen(on: store.configuration.notificationChannel) { notifications in
                     // Listening now: every later commit will be notified. Read what came before.
                     try await catchUpOnEveryApp(&cursors, announcing: following)
+                    // Revocations missed while away: the channels open here are checked instead.
+                    if following { try await recheckSpaces() }
                     following = true
                     startedListening()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask { await self.heartbeat(connection) }
                         for try await notification in notifications {
+                            if let space = SpaceNotification(payload: notification.payload) {
+                                if space.node != store.nodeID { revokeSpace(space.revocation) }
+                                continue
+                            }
                             guard let note = ChangeNotification(payload: notification.payload) else {
                                 logger.warning("change relay: ignored a notification that no Lockstep node sent")
                                 continue

@@ -155,6 +155,43 @@ enum PostgresSchema {
             """,
             "INSERT INTO security_state (id, server_key_id, token_revocations) VALUES (1, NULL, 0)",
         ],
+        // Spaces (see SQLiteSchema's "v5"): their buckets live in the bucket tables under the
+        // owner `space:<id>`.
+        [
+            """
+            CREATE TABLE spaces (
+                app_id TEXT NOT NULL,
+                id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, id),
+                UNIQUE (app_id, name)
+            )
+            """,
+            """
+            CREATE TABLE space_members (
+                app_id TEXT NOT NULL,
+                space_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                role TEXT NOT NULL,
+                added_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, space_id, user_id)
+            )
+            """,
+            "CREATE INDEX space_members_by_user ON space_members (app_id, user_id)",
+            """
+            CREATE TABLE space_invitations (
+                app_id TEXT NOT NULL,
+                space_id TEXT NOT NULL,
+                canonical_email TEXT NOT NULL,
+                email TEXT NOT NULL,
+                role TEXT NOT NULL,
+                invited_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, space_id, canonical_email)
+            )
+            """,
+            "CREATE INDEX space_invitations_by_email ON space_invitations (app_id, canonical_email)",
+        ],
     ]
 
     /// Takes the advisory lock that serializes migrations across the nodes of one schema, for

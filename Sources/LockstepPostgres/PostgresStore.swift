@@ -112,10 +112,15 @@ public final class PostgresStore: SyncStore {
     public func insertUser(_ user: UserRecord) async throws {
         let sealedHash = user.passwordHash.map { serverKey.sealPasswordHash($0, appID: user.appID, userID: user.id) }
         do {
-            try await execute("""
-                INSERT INTO users (app_id, id, username, canonical_username, password_hash, created_at)
-                VALUES (\(user.appID), \(user.id), \(user.username), \(user.canonicalUsername), \(sealedHash), \(user.createdAt))
-                """)
+            try await transaction { connection in
+                try await Self.lockName(user.canonicalUsername, appID: user.appID, connection, logger)
+                try await connection.query("""
+                    INSERT INTO users (app_id, id, username, canonical_username, password_hash, created_at)
+                    VALUES (\(user.appID), \(user.id), \(user.username), \(user.canonicalUsername), \(sealedHash), \(user.createdAt))
+                    """, logger: logger)
+                try await Self.acceptInvitations(of: user, connection, logger)
+                return .commit(())
+            }
         } catch where error.isUniqueViolation {
             throw StoreError.duplicate("user \(user.username)")
         }

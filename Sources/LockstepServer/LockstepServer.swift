@@ -26,6 +26,7 @@ public enum LockstepServer {
         FeedRoutes(services: services).add(to: router)
         PeerKeyRoutes(services: services).add(to: router)
         ReleaseRoutes(services: services).add(to: router)
+        SpaceRoutes(services: services).add(to: router)
         return router
     }
 

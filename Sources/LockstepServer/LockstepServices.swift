@@ -20,6 +20,10 @@ public struct LockstepServices: Sendable {
     let optionsCache: BucketOptionsCache
     /// Closes the sockets of revoked and expired tokens.
     public let tokenWatch: TokenWatch
+    /// Spaces and their members.
+    public let spaces: SpaceService
+    /// The channels open on spaces' buckets, which end when their member loses the space.
+    public let spaceChannels: SpaceChannels
     /// The timed store, when the server was given a store configuration.
     public var releases: ReleaseService?
     /// The proxies whose `X-Forwarded-For` names the caller; none by default.
@@ -41,6 +45,9 @@ public struct LockstepServices: Sendable {
         self.tokenWatch = tokenWatch
         self.accounts = AccountService(
             store: store, limits: limits, now: { clock.now() }, onRevoked: { hashes in tokenWatch.revoked(hashes) })
+        let spaceChannels = SpaceChannels()
+        self.spaceChannels = spaceChannels
+        self.spaces = SpaceService(store: store, channels: spaceChannels, connections: connections, now: { clock.now() })
         let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, logger: logger)
         self.buckets = buckets
         self.pruner = HistoryPruner(store: store, limits: limits, clock: clock, logger: logger)
@@ -61,28 +68,6 @@ public struct LockstepServices: Sendable {
     public func setOptions(appID: String, bucket: String, options: JSONObject) async throws {
         try await store.setBucketOptions(appID: appID, bucket: bucket, options: options)
         optionsCache.forget(appID: appID, bucket: bucket)
-    }
-
-    /// The scope a request reaches: the user's own bucket, or the app's shared one.
-    ///
-    /// This is the one place that turns a bucket name into storage, so every route that calls it
-    /// keeps users out of each other's data.
-    public func scope(for identity: AccountService.Identity, bucket: String, writing: Bool) async throws -> BucketScope {
-        guard EntityName.isValid(bucket), !bucket.hasPrefix("__") else {
-            throw ChangeRejection(.badRequest, "\"\(bucket)\" is not a valid bucket name: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")
-        }
-        let options = try await options(appID: identity.appID, bucket: bucket)
-        if writing && options.isReadOnly && !identity.isAdmin {
-            throw AccountError(.forbidden, "bucket \(bucket) is read-only; only the admin token writes it")
-        }
-        if writing && releases != nil && bucket == ReleaseService.purchasesBucket && !identity.isAdmin {
-            throw AccountError(.forbidden, "the server writes bucket \(bucket) itself: buy with POST /1/\(identity.appID)/purchase")
-        }
-        if options.isShared { return BucketScope(appID: identity.appID, owner: .shared, bucket: bucket) }
-        guard let userID = identity.userID else {
-            throw AccountError(.badRequest, "the admin token must name a user with X-Simperium-User for bucket \(bucket)")
-        }
-        return BucketScope(appID: identity.appID, owner: .user(userID), bucket: bucket)
     }
 }
 

@@ -76,7 +76,7 @@ struct Serve: AsyncParsableCommand {
         }
         // The HTTP servers come last so that a graceful shutdown stops them first.
         let group = ServiceGroup(
-            services: storage.companionServices(for: store, hub: services.hub, logger: logger) + listeners + [app],
+            services: storage.companionServices(for: store, services: services, logger: logger) + listeners + [app],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         do {
             try await group.run()

@@ -89,10 +89,13 @@ struct StorageOptions: ParsableArguments {
     }
 
     /// What runs beside the HTTP server for this store: on PostgreSQL, the relay that carries
-    /// changes between the nodes sharing the database.
-    func companionServices(for store: any SyncStore, hub: ChangeHub, logger: Logger) -> [any Service] {
+    /// changes (and revocations of spaces) between the nodes sharing the database.
+    func companionServices(for store: any SyncStore, services: LockstepServices, logger: Logger) -> [any Service] {
         guard let store = store as? PostgresStore else { return [] }
-        return [PostgresChangeRelay(store: store, hub: hub, logger: logger)]
+        let spaces = services.spaces
+        return [PostgresChangeRelay(
+            store: store, hub: services.hub, logger: logger, revokeSpace: { spaces.enforce($0) },
+            recheckSpaces: { try await spaces.recheckOpenChannels() })]
     }
 
     /// Closes the store's connections, after the server has stopped.

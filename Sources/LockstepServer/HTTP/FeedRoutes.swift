@@ -18,15 +18,17 @@ struct FeedRoutes<Context: RequestContext> {
         let limits = services.limits
         let limit = try request.queryInteger("limit", range: 1...limits.maximumIndexPage) ?? limits.defaultIndexPage
         return try await mappingServiceErrors {
-            let scope = try await services.scope(for: identity, bucket: bucket, writing: false)
+            let access = try await services.access(for: identity, bucket: bucket)
             var changedAfter: Int64?
             if let since = request.query("since") {
                 guard let cursor = ChangeVersion(since) else { throw HTTPError(.badRequest, message: "since must be a change version") }
                 changedAfter = cursor.sequence
             }
-            return .json(try await IndexResponse.page(
-                of: scope, in: services.store, mark: request.query("mark"), changedAfter: changedAfter, limit: limit,
-                includeData: request.flag("data")).json)
+            let page = try await IndexResponse.page(
+                of: access.scope, in: services.store, mark: request.query("mark"), changedAfter: changedAfter, limit: limit,
+                includeData: request.flag("data"))
+            try await services.confirm(access, for: identity)
+            return .json(page.json)
         }
     }
 
@@ -34,7 +36,8 @@ struct FeedRoutes<Context: RequestContext> {
         let (identity, bucket) = try await caller(request, context)
         let limit = try request.queryInteger("limit", range: 1...services.limits.maximumIndexPage) ?? services.limits.defaultIndexPage
         return try await mappingServiceErrors {
-            let scope = try await services.scope(for: identity, bucket: bucket, writing: false)
+            let access = try await services.access(for: identity, bucket: bucket)
+            let scope = access.scope
             let waiter = ChangeWaiter(hub: services.hub, scope: scope)
             defer { waiter.cancel() }
             let current = try await services.store.currentVersion(of: scope)
@@ -48,11 +51,12 @@ struct FeedRoutes<Context: RequestContext> {
             }
             if records.isEmpty {
                 await waiter.wait(seconds: services.limits.changesLongPollSeconds)
+                records = try await services.store.feed(scope, after: cursor, limit: limit) ?? []
                 // The token may have been revoked, or have expired, while the request waited:
                 // what was written meanwhile is its to read only if it still holds.
                 _ = try await caller(request, context)
-                records = try await services.store.feed(scope, after: cursor, limit: limit) ?? []
             }
+            try await services.confirm(access, for: identity)
             let extensions = request.flag("lockstep")
             return .json(.array(records.map {
                 ChangeEvent(scope: scope, change: $0, version: ChangeVersion(epoch: cursor.epoch, sequence: $0.sequence))
@@ -87,6 +91,11 @@ struct FeedRoutes<Context: RequestContext> {
     private func all(_ request: Request, _ context: Context) async throws -> Response {
         let (identity, bucket) = try await caller(request, context)
         guard identity.isAdmin, identity.userID == nil else { throw HTTPError(.forbidden, message: "only the app's admin token reads /all") }
+        if let name = SpaceBucketName(bucket) {
+            // The feed is by bucket name across owners, spaces included.
+            throw HTTPError(.badRequest, message: "/all follows a bucket name across its owners: read /1/\(identity.appID)/\(name.bucket)/all, "
+                + "which includes the changes of every space's \(name.bucket), with ids space:<space id>/<object id>")
+        }
         let limit = try request.queryInteger("batch", range: 1...services.limits.maximumIndexPage) ?? services.limits.defaultIndexPage
         var cursor: Int64 = 0
         if let text = request.query("cv") {

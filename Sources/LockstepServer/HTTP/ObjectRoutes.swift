@@ -19,14 +19,17 @@ struct ObjectRoutes<Context: RequestContext> {
         let (identity, bucket, key, version) = try await target(request, context)
         return try await mappingServiceErrors {
             if bucket == "__options__" { return try await options(identity, bucket: key) }
-            let scope = try await services.scope(for: identity, bucket: bucket, writing: false)
-            guard let object = try await services.store.object(scope, key: key), !object.isDeleted || version != nil else {
+            let access = try await services.access(for: identity, bucket: bucket)
+            let scope = access.scope
+            let object = try await services.store.object(scope, key: key)
+            try await services.confirm(access, for: identity)
+            guard let object, !object.isDeleted || version != nil else {
                 throw ChangeRejection(.notFound, "there is no object \(key) in \(bucket)")
             }
             if let version, version != object.version {
-                guard let data = try await services.store.objectData(scope, key: key, version: version) else {
-                    throw ChangeRejection(.notFound, "version \(version) of \(key) is not retained")
-                }
+                let data = try await services.store.objectData(scope, key: key, version: version)
+                try await services.confirm(access, for: identity)
+                guard let data else { throw ChangeRejection(.notFound, "version \(version) of \(key) is not retained") }
                 return .json(.object(data), headers: [.simperiumVersion: String(version)])
             }
             if object.isDeleted { throw ChangeRejection(.notFound, "object \(key) was removed at version \(object.version)") }

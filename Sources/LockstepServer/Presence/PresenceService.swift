@@ -98,6 +98,11 @@ public final class PresenceService: Service {
             for holder in book.disconnected(end.connection.id) {
                 await release(book.claims.removeValue(forKey: holder) ?? [])
             }
+        case .spaceLeft(let appID, let spaceID, let userID?):
+            await release(book.take(in: BucketScope.Owner.space(spaceID).key, appID: appID, heldBy: userID))
+        case .spaceLeft(let appID, let spaceID, nil):
+            // The space's buckets, and the claims on them, are deleted with it.
+            _ = book.take(in: BucketScope.Owner.space(spaceID).key, appID: appID, heldBy: nil)
         }
     }
 
@@ -144,6 +149,21 @@ struct PresenceBook {
     mutating func connected(_ connection: SocketConnectionID, userID: String) {
         usersOfConnection[connection, default: []].insert(userID)
         connectionsOfUser[userID, default: []].insert(connection)
+    }
+
+    /// Takes the claims on the buckets of owner `ownerKey` held by `userID` or by any of
+    /// their connections (by anyone, when `nil`).
+    mutating func take(in ownerKey: String, appID: String, heldBy userID: String?) -> Set<PresenceClaim> {
+        let holders: [PresenceClaim.Holder] =
+            if let userID { [.user(userID)] + (connectionsOfUser[userID] ?? []).map { .connection($0) } } else { Array(claims.keys) }
+        var taken = Set<PresenceClaim>()
+        for holder in holders {
+            guard let held = claims[holder] else { continue }
+            let inSpace = held.filter { $0.scope.appID == appID && $0.scope.ownerKey == ownerKey }
+            taken.formUnion(inSpace)
+            claims[holder] = held.subtracting(inSpace)
+        }
+        return taken
     }
 
     /// Forgets the connection; returns the holders that it was the last to keep alive.

@@ -1,4 +1,5 @@
 import LockstepCore
+import NIOCore
 import Synchronization
 
 /// One initialized channel of a streaming connection: the bucket it syncs, who the client is,
@@ -19,10 +20,14 @@ import Synchronization
 ///   and from the store's feed. A live change goes out only if it directly follows the
 ///   cursor; anything else (a `cv:` catch-up under way, a change announced out of order) makes
 ///   the session read the feed after the cursor until it has caught up, and only then go live.
+///
+/// A channel's access (``BucketAccess``: its scope, and its role in a space) is decided once,
+/// at `init`, and never per change; a member who loses the space has the channel revoked
+/// (``revoke(_:)``), which stops it before anything else reaches it.
 final class ChannelSession: Sendable {
     let number: Int
     let bucket: String
-    let scope: BucketScope
+    let access: BucketAccess
     let identity: AccountService.Identity
     let clientID: String
     /// Whether the client asked for Lockstep's extension fields (``ChangeEvent/extendedWireJSON``).
@@ -54,6 +59,8 @@ final class ChannelSession: Sendable {
         var mustAnswer = false
         var catchUp: Task<Void, Never>?
         var isClosed = false
+        /// Why the channel was revoked, if it was.
+        var revocation: String?
 
         /// Whether changes may go out at all.
         var isStarted: Bool { cursor != nil && !waitsForIndex }
@@ -62,20 +69,24 @@ final class ChannelSession: Sendable {
     private let environment: Environment
     private let delivery = Mutex(Delivery())
     private let subscription = Mutex<ChangeHub.Subscription?>(nil)
+    private let onClose: @Sendable () -> Void
+
+    var scope: BucketScope { access.scope }
 
     /// Makes the session and subscribes it to its bucket's changes; nothing is sent until the
-    /// client asks.
+    /// client asks. `onClose` runs when the session closes (each time it is told to).
     init(
-        number: Int, bucket: String, scope: BucketScope, identity: AccountService.Identity, clientID: String, extensions: Bool,
-        environment: Environment
+        number: Int, bucket: String, access: BucketAccess, identity: AccountService.Identity, clientID: String, extensions: Bool,
+        environment: Environment, onClose: @escaping @Sendable () -> Void = {}
     ) {
         self.number = number
         self.bucket = bucket
-        self.scope = scope
+        self.access = access
         self.identity = identity
         self.clientID = clientID
         self.extensions = extensions
         self.environment = environment
+        self.onClose = onClose
         let subscription = environment.hub.subscribe(scope) { [self] event in receive(event) }
         self.subscription.withLock { $0 = subscription }
     }
@@ -125,6 +136,36 @@ final class ChannelSession: Sendable {
         }
         catchUp?.cancel()
         if let subscription = subscription.withLock({ $0 }) { environment.hub.unsubscribe(subscription) }
+        onClose()
+    }
+
+    /// Closes the session because its client lost the right to it, and tells the client so:
+    /// `N:?:{"code":403,"message":reason}`. Nothing is sent on the channel after that frame;
+    /// every later command is answered with it again (``revocation``).
+    func revoke(_ reason: String) {
+        let first = delivery.withLock { delivery in
+            guard delivery.revocation == nil else { return false }
+            delivery.revocation = reason
+            delivery.isClosed = true
+            environment.outbox.enqueue(.text(SocketReply.error(channel: number, code: Self.revokedCode, message: reason)))
+            return true
+        }
+        if first { close() }
+    }
+
+    /// Why the channel was revoked; `nil` while it holds.
+    var revocation: String? { delivery.withLock { $0.revocation } }
+
+    /// The code of the frame that tells a client its channel was revoked.
+    static let revokedCode = 403
+
+    /// Sends a reply to a request of the channel, unless the channel closed meanwhile (a page
+    /// read before a revocation never follows it).
+    func reply(_ text: ByteBuffer) {
+        delivery.withLock { delivery in
+            guard !delivery.isClosed else { return }
+            environment.outbox.enqueue(.text(text))
+        }
     }
 
     /// Called by the hub for each change to the bucket, synchronously: it only enqueues.

@@ -62,7 +62,7 @@ public struct SocketConnectionEnd: Sendable, Equatable {
 ///     switch event {
 ///     case .changeAccepted(let id, let change, _): created.remember(change, by: id)
 ///     case .closed(let end): removals.enqueue(created.take(end.connection.id))
-///     case .opened, .authenticated: break
+///     case .opened, .authenticated, .spaceLeft: break
 ///     }
 /// }
 /// ```
@@ -78,6 +78,9 @@ public final class ConnectionRegistry: Sendable {
         /// was applied (and announced to the bucket).
         case changeAccepted(SocketConnectionID, ChangeEvent, userID: String?)
         case closed(SocketConnectionEnd)
+        /// `userID` was removed from a space (`nil`: the space was deleted): what their
+        /// connections hold in its buckets must go, though the connections stay.
+        case spaceLeft(appID: String, spaceID: String, userID: String?)
     }
 
     public typealias Observer = @Sendable (Event) -> Void
@@ -142,6 +145,10 @@ public final class ConnectionRegistry: Sendable {
 
     func accepted(_ change: ChangeEvent, on connection: SocketConnectionID, userID: String?) {
         for observer in state.withLock({ $0.observers }) { observer(.changeAccepted(connection, change, userID: userID)) }
+    }
+
+    func spaceLeft(appID: String, spaceID: String, userID: String?) {
+        for observer in state.withLock({ $0.observers }) { observer(.spaceLeft(appID: appID, spaceID: spaceID, userID: userID)) }
     }
 
     func close(_ end: SocketConnectionEnd) {

@@ -21,7 +21,9 @@ extension SocketDispatcher {
         let scope: BucketScope
         do {
             change = try ChangeMessage.parse(message, clientID: session.clientID)
-            scope = try await services.scope(for: session.identity, bucket: session.bucket, writing: true)
+            // The role was decided at `init`; losing it revokes the channel.
+            try await services.authorize(session.access, for: session.identity, writing: true)
+            scope = session.access.scope
         } catch {
             return refusals.refuse(error, message: message)
         }

@@ -41,29 +41,42 @@ extension SocketDispatcher {
         let tokenHash = Secrets.hash(token)
         services.connections.claimToken(tokenHash, on: connection.info.id)
         let identity: AccountService.Identity
-        let scope: BucketScope
+        let access: BucketAccess
+        // A space's channel is claimed before its member's role is read, for the same reason.
+        var spaceClaim: SpaceChannels.Claim?
         do {
             identity = try await services.accounts.authenticate(appID: connection.info.appID, token: token)
-            scope = try await services.scope(for: identity, bucket: bucket, writing: false)
-        } catch let error as AccountError {
-            services.connections.releaseToken(tokenHash, on: connection.info.id)
-            return refuseAuth(number, error.status == .badRequest ? 400 : 401, error.message)
-        } catch let rejection as ChangeRejection {
-            services.connections.releaseToken(tokenHash, on: connection.info.id)
-            return refuseAuth(number, 400, rejection.message)
+            if let name = SpaceBucketName(bucket) {
+                spaceClaim = services.spaceChannels.claim(appID: identity.appID, space: name.space, userID: identity.userID)
+            }
+            access = try await services.access(for: identity, bucket: bucket)
         } catch {
             services.connections.releaseToken(tokenHash, on: connection.info.id)
-            return failAuth(number, error)
+            if let spaceClaim { services.spaceChannels.release(spaceClaim) }
+            switch error {
+            case let error as AccountError: return refuseAuth(number, error.status == .badRequest ? 400 : 401, error.message)
+            case let rejection as ChangeRejection: return refuseAuth(number, rejection.code, rejection.message)
+            default: return failAuth(number, error)
+            }
         }
         // The admin token is not a stored token: nothing to watch.
         if identity.token == nil { services.connections.releaseToken(tokenHash, on: connection.info.id) }
         // The session subscribes to the bucket at once and sends nothing until the client asks
         // (`cv:` or `i:`, possibly as `cmd`).
+        let spaceChannels = services.spaceChannels
+        let claim = spaceClaim
         let session = ChannelSession(
-            number: number, bucket: bucket, scope: scope, identity: identity,
+            number: number, bucket: bucket, access: access, identity: identity,
             clientID: Self.clientID(fields["clientid"] ?? fields["client_id"]) ?? "\(connection.info.id)-\(number)",
             extensions: Self.isTrue(fields["lockstep"]),
-            environment: sessionEnvironment)
+            environment: sessionEnvironment,
+            onClose: { if let claim { spaceChannels.release(claim) } })
+        if let claim, let grant = access.space, !spaceChannels.confirm(claim, grant: grant, revoke: { [session] reason in session.revoke(reason) }) {
+            // Removed while the role was read: answered as any stranger is now.
+            session.close()
+            if identity.token != nil { services.connections.releaseToken(tokenHash, on: connection.info.id) }
+            return refuseAuth(number, ChangeRejection.Reason.notFound.rawValue, "there is no bucket \(bucket)")
+        }
         channels[number] = session
         connection.channelAuthorized(identity)
         if let userID = identity.userID { services.connections.authenticated(connection.info.id, userID: userID) }

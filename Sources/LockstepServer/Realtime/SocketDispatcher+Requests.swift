@@ -20,7 +20,7 @@ extension SocketDispatcher {
         do {
             let page = try await IndexResponse.page(
                 of: session.scope, in: services.store, mark: field(1).map(String.init), limit: limit, includeData: includeData)
-            send(SocketReply.channel(session.number, "i", json: page.json))
+            session.reply(SocketReply.channel(session.number, "i", json: page.json))
             session.indexPageSent(walkCurrent: page.current, isLast: page.isLast)
         } catch let rejection as ChangeRejection {
             send(SocketReply.error(channel: session.number, code: rejection.code, message: rejection.message))
@@ -46,7 +46,7 @@ extension SocketDispatcher {
             } else {
                 reply.writeString("?")
             }
-            send(reply)
+            session.reply(reply)
         } catch {
             serverError(session, "reading \(request)", error)
         }

@@ -83,6 +83,9 @@ struct SocketDispatcher {
                 return send(SocketReply.error(
                     channel: number, code: 400, message: "channel \(number) is not initialized: send \(number):init:{…} first"))
             }
+            if let revocation = session.revocation {
+                return send(SocketReply.error(channel: number, code: ChannelSession.revokedCode, message: revocation))
+            }
             await run(command, payload, on: session)
         case .unknown(let text):
             send(SocketReply.error(

@@ -1,13 +1,26 @@
 /// One bucket as one owner sees it: the unit of storage, change versions and fan-out.
 ///
 /// Every read and write names a scope, and a scope names its owner, so one user's request
-/// can never reach another user's objects. A shared bucket has one scope for the whole app.
+/// can never reach another user's objects. A shared bucket has one scope for the whole app;
+/// a space's bucket has one scope for the space's members (see ``SpaceBucketName``).
 public struct BucketScope: Sendable, Hashable, CustomStringConvertible {
     public enum Owner: Sendable, Hashable {
         /// The bucket belongs to this user id alone.
         case user(String)
         /// Every user of the app reads and writes the same bucket.
         case shared
+        /// The bucket belongs to the space with this id (not its name: a space deleted and
+        /// made again under the same name starts empty).
+        case space(String)
+
+        /// The owner as stored (see ``BucketScope/ownerKey``).
+        public var key: String {
+            switch self {
+            case .user(let id): id
+            case .shared: ""
+            case .space(let id): BucketScope.spacePrefix + id
+            }
+        }
     }
 
     public var appID: String
@@ -20,17 +33,20 @@ public struct BucketScope: Sendable, Hashable, CustomStringConvertible {
         self.bucket = bucket
     }
 
-    /// The owner as stored: the user id, or the empty string for a shared bucket.
-    public var ownerKey: String {
-        switch owner {
-        case .user(let id): id
-        case .shared: ""
-        }
-    }
+    /// The owner as stored: the user id, the empty string for a shared bucket, or `space:`
+    /// and the space's id. User ids are hexadecimal, so no user's key begins with `space:`.
+    public var ownerKey: String { owner.key }
 
     public init(appID: String, ownerKey: String, bucket: String) {
-        self.init(appID: appID, owner: ownerKey.isEmpty ? .shared : .user(ownerKey), bucket: bucket)
+        let owner: Owner =
+            if ownerKey.isEmpty { .shared }
+            else if ownerKey.hasPrefix(Self.spacePrefix) { .space(String(ownerKey.dropFirst(Self.spacePrefix.count))) }
+            else { .user(ownerKey) }
+        self.init(appID: appID, owner: owner, bucket: bucket)
     }
+
+    /// What begins the stored owner of a space's bucket.
+    static let spacePrefix = "space:"
 
     public var description: String { "\(appID)/\(ownerKey.isEmpty ? "*" : ownerKey)/\(bucket)" }
 }

@@ -7,8 +7,8 @@ public import LockstepCore
 /// share one database. Both run the same test suite. Stores hold no merge logic: a group of
 /// changes is planned by ``GroupPlan`` (the merge rules, in order) inside the store's write
 /// transaction, reading through ``GroupReads``, so the plan and the commit see one state on
-/// one node or several.
-public protocol SyncStore: Sendable {
+/// one node or several. Spaces and their members are kept by the same store (``SpaceStore``).
+public protocol SyncStore: SpaceStore {
     // MARK: Accounts
 
     func insertApp(_ app: AppRecord) async throws
@@ -16,7 +16,8 @@ public protocol SyncStore: Sendable {
     func apps() async throws -> [AppRecord]
 
     /// Inserts a user; throws ``StoreError/duplicate`` when the app has a user whose name has
-    /// the same canonical form (``Username/canonical(_:)``).
+    /// the same canonical form (``Username/canonical(_:)``). Invitations to spaces waiting for
+    /// that name become the user's memberships in the same transaction.
     func insertUser(_ user: UserRecord) async throws
     /// The user who signs in as `username`: the one whose name has the same canonical form.
     /// Among accounts made before names were compared canonically, which may share one

@@ -38,7 +38,7 @@ final class ConnectionEvents: Sendable {
             case .opened(let info): opened.deliver(info)
             case .changeAccepted(let id, let change, _): accepted.deliver((id, change))
             case .closed(let end): ends.deliver(end)
-            case .authenticated: break
+            case .authenticated, .spaceLeft: break
             }
         }
     }

@@ -11,6 +11,8 @@ struct TestNode: Sendable {
     let store: PostgresStore
     let relay: PostgresChangeRelay
     let relaying: Task<Void, any Error>
+    /// When (server time) this node enforced each revocation of a space that its relay heard of.
+    let spaceRevocations: Mailbox<Int64>
 
     /// A request as `user` to this node, for the app the user belongs to (created on node one).
     func request(_ user: UserSession, _ method: String, _ path: String, body: JSONValue? = nil) async throws -> TestResponse {
@@ -47,13 +49,19 @@ enum TwoNodes {
         var limits = TestServer.testLimits
         limits.changesLongPollSeconds = 30
         let server = try await TestServer.start(limits: limits, store: store)
+        let revocations = Mailbox<Int64>()
         // A quick heartbeat, so that its queries run on the listening connection during the tests.
         let relay = PostgresChangeRelay(
             store: store, hub: server.services.hub, reconnectDelay: reconnectDelay, heartbeatInterval: .milliseconds(100),
-            heartbeatTimeout: heartbeatTimeout, logger: TestStores.quietLogger)
+            heartbeatTimeout: heartbeatTimeout, logger: TestStores.quietLogger,
+            revokeSpace: { [spaces = server.services.spaces, clock = server.services.clock] revocation in
+                spaces.enforce(revocation)
+                revocations.deliver(clock.now())
+            },
+            recheckSpaces: { [spaces = server.services.spaces] in try await spaces.recheckOpenChannels() })
         let relaying = Task { try await relay.run() }
         await relay.waitUntilListening()
-        return TestNode(server: server, store: store, relay: relay, relaying: relaying)
+        return TestNode(server: server, store: store, relay: relay, relaying: relaying, spaceRevocations: revocations)
     }
 
     private static func stop(_ node: TestNode) async {

@@ -136,6 +136,38 @@ enum SQLiteSchema {
                 INSERT INTO security_state (id, server_key_id, token_revocations) VALUES (1, NULL, 0);
                 """)
         }
+        migrator.registerMigration("v5: spaces") { db in
+            // A space's buckets live in the bucket tables under the owner `space:<id>`.
+            try db.execute(sql: """
+                CREATE TABLE spaces (
+                    app_id TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, id),
+                    UNIQUE (app_id, name)
+                ) WITHOUT ROWID;
+                CREATE TABLE space_members (
+                    app_id TEXT NOT NULL,
+                    space_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    added_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, space_id, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX space_members_by_user ON space_members (app_id, user_id);
+                CREATE TABLE space_invitations (
+                    app_id TEXT NOT NULL,
+                    space_id TEXT NOT NULL,
+                    canonical_email TEXT NOT NULL,
+                    email TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    invited_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, space_id, canonical_email)
+                ) WITHOUT ROWID;
+                CREATE INDEX space_invitations_by_email ON space_invitations (app_id, canonical_email);
+                """)
+        }
         return migrator
     }
 }

@@ -76,6 +76,7 @@ public final class SQLiteStore: SyncStore {
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw StoreError.duplicate("user \(user.username)")
             }
+            try Self.acceptInvitations(db, of: user)
         }
     }
 

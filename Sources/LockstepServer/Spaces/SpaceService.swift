@@ -1,0 +1,203 @@
+/// Spaces: made, shared, left and deleted, with the rights of ``SpaceRole`` checked here, in
+/// one place, for every route.
+///
+/// A caller who is not a member (a stranger, or a member removed) gets exactly the answer a
+/// space that does not exist gets, `404 there is no space <name>`: nothing tells them whether
+/// it exists, who is in it or what it holds. (Making a space under a taken name is the one
+/// answer that says the name is taken, as signing up under a taken username does.)
+///
+/// Losing a space takes effect at once: the member's open channels on it end, with an error
+/// frame naming the space (``SpaceChannels``), and what they held in its presence buckets is
+/// released (``ConnectionRegistry/Event/spaceLeft(appID:spaceID:userID:)``). On PostgreSQL
+/// the other nodes hear of it through the change relay and do the same.
+public struct SpaceService: Sendable {
+    let store: any SyncStore
+    let channels: SpaceChannels
+    let connections: ConnectionRegistry
+    let now: @Sendable () -> Int64
+
+    /// A space and what the caller may do in it.
+    public struct Grant: Sendable, Equatable {
+        public var space: SpaceRecord
+        /// The caller's role; ``SpaceRole/owner`` for the admin token.
+        public var role: SpaceRole
+    }
+
+    /// Makes a space with the caller as its owner (the admin token's spaces start with no members).
+    public func create(name: String, by identity: AccountService.Identity) async throws -> SpaceListing {
+        try SpaceName.validate(name)
+        let space = SpaceRecord(appID: identity.appID, id: Secrets.randomHex(), name: name, createdAt: now())
+        do {
+            try await store.insertSpace(space, ownerID: identity.userID)
+        } catch StoreError.duplicate {
+            throw AccountError(.conflict, "the space name \(name) is taken: choose another")
+        }
+        return SpaceListing(space: space, role: identity.userID == nil ? nil : .owner)
+    }
+
+    /// The caller's spaces with their role; every space of the app for the admin token.
+    public func list(for identity: AccountService.Identity) async throws -> [SpaceListing] {
+        try await store.spaces(appID: identity.appID, memberID: identity.userID)
+    }
+
+    /// The caller's role in a space, or the same 404 as for a space that does not exist.
+    public func grant(_ identity: AccountService.Identity, space name: String) async throws -> Grant {
+        try await grant(identity, space: name, orElse: AccountError(.notFound, "there is no space \(name)"))
+    }
+
+    /// The caller's role in a space, or `notFound` for a space that does not exist and for one
+    /// the caller is not a member of alike.
+    func grant(_ identity: AccountService.Identity, space name: String, orElse notFound: some Error) async throws -> Grant {
+        guard SpaceName.isValid(name), let space = try await store.space(appID: identity.appID, name: name) else { throw notFound }
+        if identity.isAdmin { return Grant(space: space, role: .owner) }
+        guard let userID = identity.userID, let role = try await store.spaceRole(appID: identity.appID, spaceID: space.id, userID: userID)
+        else { throw notFound }
+        return Grant(space: space, role: role)
+    }
+
+    /// The caller's role in a space and its members (and waiting invitations), for any member.
+    public func members(of name: String, for identity: AccountService.Identity) async throws -> (grant: Grant, members: [SpaceMember]) {
+        let grant = try await grant(identity, space: name)
+        return (grant, try await store.spaceMembers(appID: grant.space.appID, spaceID: grant.space.id))
+    }
+
+    /// Gives `email` `role`: a member's role changes, anyone else becomes a member (or an
+    /// invitation waits for their account). A member whose role changes loses their open
+    /// channels on the space, which were opened with the old role. Returns the address as
+    /// stored (NFC).
+    public func invite(_ email: String?, as role: SpaceRole, to name: String, by identity: AccountService.Identity) async throws -> String {
+        let grant = try await managing(name, identity, "inviting")
+        let address = try InvitationAddress.validate(email)
+        // A member's channels end before their role changes, so no write of the old role lands after it.
+        var member: String?
+        if let existing = try await store.user(appID: identity.appID, username: address),
+            let current = try await store.spaceRole(appID: identity.appID, spaceID: grant.space.id, userID: existing.id), current != role
+        {
+            member = existing.id
+        }
+        let change = try await revoking(grant.space.revocation(of: member, .roleChanged), if: member != nil) {
+            try await store.setSpaceRole(appID: identity.appID, spaceID: grant.space.id, email: address, role: role)
+        }
+        switch change {
+        case .changed(let userID?, from: .some):
+            enforce(grant.space.revocation(of: userID, .roleChanged))
+        case .wouldLeaveNoOwner:
+            throw AccountError(.conflict, "\(address) is the last owner of space \(name): make another owner first, or delete the space")
+        case .notMember:
+            throw AccountError(.notFound, "there is no space \(name)")
+        case .changed, .unchanged:
+            break
+        }
+        return address
+    }
+
+    /// Removes a member (or an invitation); only owners and the admin token remove others.
+    public func remove(_ email: String, from name: String, by identity: AccountService.Identity) async throws {
+        let grant = try await managing(name, identity, "removing members")
+        try await remove(email, from: grant.space, shownAs: email)
+    }
+
+    /// The caller leaves the space; the last owner cannot.
+    public func leave(_ name: String, identity: AccountService.Identity) async throws {
+        guard identity.userID != nil, let username = identity.username else {
+            throw AccountError(.badRequest, "the admin token is not a member of any space: name a user with X-Simperium-User")
+        }
+        let grant = try await grant(identity, space: name)
+        try await remove(username, from: grant.space, shownAs: "you")
+    }
+
+    /// Deletes the space and everything in it; every channel on it ends.
+    public func delete(_ name: String, by identity: AccountService.Identity) async throws {
+        let grant = try await managing(name, identity, "deleting the space")
+        let revocation = grant.space.revocation(of: nil, .deleted)
+        _ = try await revoking(revocation) { try await store.deleteSpace(appID: grant.space.appID, spaceID: grant.space.id) }
+        enforce(revocation)
+    }
+
+    /// Enforces a revocation on this node, committed here or on another node sharing the store
+    /// (the PostgreSQL change relay hears of those): the member's channels on the space end,
+    /// and what they held in its presence buckets goes.
+    public func enforce(_ revocation: SpaceRevocation) {
+        endChannels(revocation)
+        guard revocation.cause != .roleChanged else { return }
+        connections.spaceLeft(appID: revocation.appID, spaceID: revocation.spaceID, userID: revocation.userID)
+    }
+
+    /// Checks every channel open on this node against the store, and enforces what changed:
+    /// for a node that may have missed revocations committed elsewhere (its PostgreSQL relay
+    /// was disconnected). One query per member and space with channels open.
+    public func recheckOpenChannels() async throws {
+        for opened in channels.opened {
+            let space = try await store.space(appID: opened.appID, name: opened.space)
+            guard let space, space.id == opened.spaceID else {
+                enforce(opened.revocation(.deleted))
+                continue
+            }
+            guard let userID = opened.userID else { continue }
+            let role = try await store.spaceRole(appID: space.appID, spaceID: space.id, userID: userID)
+            if role == nil {
+                enforce(opened.revocation(.removed))
+            } else if role != opened.role {
+                enforce(opened.revocation(.roleChanged))
+            }
+        }
+    }
+
+    private func remove(_ email: String, from space: SpaceRecord, shownAs shown: String) async throws {
+        // A member's channels end before the removal commits, so no change committed after it reaches them.
+        var member: String?
+        if let user = try await store.user(appID: space.appID, username: email),
+            try await store.spaceRole(appID: space.appID, spaceID: space.id, userID: user.id) != nil
+        {
+            member = user.id
+        }
+        let change = try await revoking(space.revocation(of: member, .removed), if: member != nil) {
+            try await store.removeSpaceMember(appID: space.appID, spaceID: space.id, email: email)
+        }
+        switch change {
+        case .changed(let userID?, _):
+            enforce(space.revocation(of: userID, .removed))
+        case .changed(nil, _), .unchanged:
+            break
+        case .notMember:
+            throw AccountError(.notFound, "\(email) is not a member of space \(space.name)")
+        case .wouldLeaveNoOwner:
+            let who = shown == "you" ? "you are" : "\(shown) is"
+            throw AccountError(.conflict, "\(who) the last owner of space \(space.name): make another owner first, or delete the space")
+        }
+    }
+
+    /// The grant of a caller who must be an owner (or the admin token) for `doing`.
+    private func managing(_ name: String, _ identity: AccountService.Identity, _ doing: String) async throws -> Grant {
+        let grant = try await grant(identity, space: name)
+        guard grant.role.canManage else {
+            throw AccountError(.forbidden, "\(doing) needs the owner right in space \(name); you are a \(grant.role.rawValue)")
+        }
+        return grant
+    }
+
+    /// Runs `change` with the channels `revocation` takes away ended first and kept from
+    /// opening until it has committed (see ``SpaceChannels``); just runs it unless `condition`.
+    private func revoking<T>(_ revocation: SpaceRevocation, if condition: Bool = true, _ change: () async throws -> T) async throws -> T {
+        guard condition else { return try await change() }
+        return try await channels.revoking(
+            appID: revocation.appID, space: revocation.space, userID: revocation.userID, reason: revocation.message, while: change)
+    }
+
+    private func endChannels(_ revocation: SpaceRevocation) {
+        channels.revoke(appID: revocation.appID, space: revocation.space, userID: revocation.userID, reason: revocation.message)
+    }
+}
+
+extension SpaceRecord {
+    fileprivate func revocation(of userID: String?, _ cause: SpaceRevocation.Cause) -> SpaceRevocation {
+        SpaceRevocation(appID: appID, space: name, spaceID: id, userID: userID, cause: cause)
+    }
+}
+
+extension SpaceChannels.Opened {
+    /// What takes this channel's right away: its member's (everyone's, for a deletion).
+    fileprivate func revocation(_ cause: SpaceRevocation.Cause) -> SpaceRevocation {
+        SpaceRevocation(appID: appID, space: space, spaceID: spaceID, userID: cause == .deleted ? nil : userID, cause: cause)
+    }
+}
