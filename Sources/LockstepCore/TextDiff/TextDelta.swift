@@ -44,10 +44,10 @@ public enum TextDelta {
     }
 
     /// Carries the edit that took `base` to `edited` over to `current`, a text that concurrent
-    /// edits made of `base`, as the server merges concurrent text edits: a patch that deletes
-    /// lands only where the text it deletes, and its context, are intact; one that only inserts
-    /// lands where its context best matches. `nil` when a patch finds no place (the concurrent
-    /// edits overlapped), a conflict for the merge rules to settle.
+    /// edits made of `base`, as the server merges concurrent text edits: each patch lands where
+    /// its context best matches, and one that deletes only if the text it deletes is intact
+    /// there. `nil` when a patch finds no place (the concurrent edits overlapped), a conflict
+    /// for the merge rules to settle.
     ///
     /// ```swift
     /// TextDelta.merge(from: "milk", to: "oat milk", into: "milk, eggs")     // "oat milk, eggs"

@@ -13,11 +13,11 @@ extension TextPatch {
         public var deleteThreshold: Double
         /// The time allowed for diffing a hunk against an inexact match of it.
         public var timeout: Duration?
-        /// Whether a hunk that deletes applies only where its source (its context and what it
-        /// deletes) is found unchanged: edits elsewhere may move it, but an edit that overlapped
-        /// it makes it fail, where diff-match-patch maps the deletion onto whatever text it found
-        /// (two rewrites of "listed", to "packed" and to "loaded", merge there as "oaded"). A
-        /// hunk that only inserts is placed by fuzzy matching either way.
+        /// Whether a hunk applies only if the text it deletes is still there, unchanged, where
+        /// its fuzzy match puts it: its context may have changed, but a deletion that overlaps
+        /// a concurrent edit makes it fail, where diff-match-patch maps the deletion onto
+        /// whatever text it found (two rewrites of "listed", to "packed" and to "loaded", merge
+        /// there as "oaded"). Inserts are placed by fuzzy matching either way.
         public var requiresIntactDeletions: Bool
 
         /// Options with diff-match-patch's defaults, which Simperium uses.
@@ -70,12 +70,9 @@ extension [TextPatch] {
                 continue
             }
             drift = found.lowerBound - expected
-            if options.requiresIntactDeletions, patch.deletes, !text[found].elementsEqual(patch.edits.sourceScalars) {
-                applied.append(false)
-                drift -= patch.targetLength - patch.sourceLength
-                continue
-            }
-            applied.append(patch.apply(to: &text, at: found, using: engine, deleteThreshold: options.deleteThreshold))
+            applied.append(patch.apply(
+                to: &text, at: found, using: engine, deleteThreshold: options.deleteThreshold,
+                requiringIntactDeletions: options.requiresIntactDeletions))
         }
         // Cutting a padding's length off each end assumes the padding survived intact; the
         // padding values are not Unicode scalars, so removing them wherever they are is exact.
@@ -85,8 +82,6 @@ extension [TextPatch] {
 }
 
 extension TextPatch {
-    fileprivate var deletes: Bool { edits.contains { $0.operation == .delete } }
-
     /// Where the hunk's source best matches `text` near `expected`, if anywhere.
     fileprivate func place(in text: [UInt32], near expected: Int, using matcher: FuzzyMatcher) -> Range<Int>? {
         let source = edits.sourceScalars
@@ -106,7 +101,7 @@ extension TextPatch {
     /// Applies the hunk to the part of `text` that matched its source. Returns `false`, and
     /// leaves the text alone, when a large deletion's ends matched but its middle differs too much.
     fileprivate func apply(to text: inout [UInt32], at found: Range<Int>, using engine: TextDiffEngine,
-                           deleteThreshold: Double) -> Bool {
+                           deleteThreshold: Double, requiringIntactDeletions: Bool) -> Bool {
         let source = edits.sourceScalars
         if text[found].elementsEqual(source) {
             text.replaceSubrange(found, with: edits.targetScalars)
@@ -123,6 +118,7 @@ extension TextPatch {
             return false
         }
         alignment.alignToWordBoundaries()
+        if requiringIntactDeletions && !deletionsAreIntact(in: text, at: found.lowerBound, alignment: alignment) { return false }
         // Unlike diff-match-patch, which advances its source position over insertions to
         // approximate the shift, map pure source positions and add the shift exactly: the
         // approximation misplaces deletions that follow an insertion near the hunk's end.
@@ -143,6 +139,22 @@ extension TextPatch {
                 shift -= deletedEnd - deletedStart
                 sourceIndex += length
             }
+        }
+        return true
+    }
+
+    /// Whether every run of text the hunk deletes is found, unchanged, where the alignment
+    /// of its source against the matched text puts it.
+    private func deletionsAreIntact(in text: [UInt32], at start: Int, alignment: [TextEdit]) -> Bool {
+        var sourceIndex = 0
+        for edit in edits where edit.operation != .insert {
+            let length = edit.scalars.count
+            if edit.operation == .delete {
+                let from = start + alignment.targetIndex(forSourceIndex: sourceIndex)
+                let to = start + alignment.targetIndex(forSourceIndex: sourceIndex + length)
+                guard text[from..<to].elementsEqual(edit.scalars) else { return false }
+            }
+            sourceIndex += length
         }
         return true
     }
