@@ -150,8 +150,9 @@ struct OutboxRow {
     /// A change carries one edit time, by which the server settles its conflicts, so edits
     /// coalesce only while every member of the change keeps the time it was written at: an
     /// edit of other members later on queues a change of its own. (Stamped with the later
-    /// time, a member written earlier would win over a concurrent write made in between.) A
-    /// removal takes every queued edit with it.
+    /// time, a member written earlier would win over a concurrent write made in between.) Edits
+    /// of an object the server has not seen yet always coalesce, and a removal takes every
+    /// queued edit with it.
     static func enqueue(
         _ db: Database, _ bucket: String, _ key: String, _ operation: OutboxChange.Operation, priority: ChangePriority,
         editTime: Int64?, edits: MemberEdits, clientID: String
@@ -166,7 +167,11 @@ struct OutboxRow {
             db, sql: "SELECT id, priority, ccid, members \(queuedSQL) ORDER BY id DESC LIMIT 1", arguments: [bucket, key])
         let earlier = try (latest?["members"] as String?).map { try MemberEdits(json: JSONValue(parsing: $0)) } ?? MemberEdits()
         let keepsTimes = earlier.members.subtracting(edits.members).allSatisfy { earlier.times[$0] == editTime }
-        if let queued = latest, operation == .remove || keepsTimes {
+        // An object the server has not seen has no other writers to be misjudged against, and
+        // its creation must carry every member it is created with (a text created by a later
+        // change would be a whole value, not a text another device's insert merges into).
+        let unseen = try LocalRecords.ghost(db, bucket, key) == nil
+        if let queued = latest, operation == .remove || keepsTimes || unseen {
             let kept = max(priority.rawValue, queued["priority"] as Int)
             try db.executeCached(
                 sql: "UPDATE outbox SET operation = ?, priority = ?, edit_time = COALESCE(?, edit_time), members = ? WHERE id = ?",

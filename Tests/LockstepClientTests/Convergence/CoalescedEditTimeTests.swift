@@ -42,4 +42,32 @@ struct CoalescedEditTimeTests {
         for client in clients { await client.close() }
         await server.stop()
     }
+
+    /// Seed 1002 on two PostgreSQL nodes, once edits of other members queued changes of their
+    /// own: a creation went out without the text a later change set, so the text arrived as a
+    /// whole value, and another device's insert replaced it instead of merging.
+    @Test("edits of an object the server has not seen yet stay one creation, whatever their times")
+    func editsOfAnUnseenObjectStayOneCreation() async throws {
+        let server = try await TestServer.start()
+        let token = try await server.createUser()
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let times = ManualEditTimes(1_000)
+        let client = try server.client(store: store, token: token, transport: .socket, editTimes: times)
+        let notes = try client.bucket("notes")
+        try await notes.put("note", ["n": 1, "text": ""])
+        times.set(2_000)
+        try await notes.update("note") { $0["n"] = 2 }
+        times.set(3_000)
+        try await notes.update("note") { $0["text"] = "[a]" }
+        #expect(try client.outbox.pending.count == 1)
+
+        await client.sync.start()
+        try await client.sync.waitUntilIdle()
+        let (_, feed) = try await server.request("GET", "notes/changes", token: token)
+        #expect(feed?.arrayValue?.count == 1, "one change creates the object")
+        #expect(try await server.objects("notes", token: token)["note"] == ["n": 2, "text": "[a]"])
+        await client.close()
+        await server.stop()
+    }
 }
