@@ -4,7 +4,15 @@ import LockstepCore
 
 /// Reads a JSON file (or `-` for standard input) for the diff tools.
 private func readJSON(_ path: String) throws -> JSONValue {
-    let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+    let data: Data
+    if path == "-" {
+        data = FileHandle.standardInput.readDataToEndOfFile()
+    } else if let contents = FileManager.default.contents(atPath: path) {
+        data = contents
+    } else {
+        // Foundation's own error here is an NSError dump; say what the user can fix.
+        throw ValidationError("cannot read \(path): no such file, or not readable (give a JSON file, or - for standard input)")
+    }
     do {
         return try JSONValue(parsing: data)
     } catch {
