@@ -1,4 +1,5 @@
 import Logging
+import LockstepServer
 import PostgresNIO
 
 /// Lockstep's tables in PostgreSQL, created and upgraded by numbered migrations.
@@ -221,6 +222,8 @@ enum PostgresSchema {
             {
                 applied.insert(version)
             }
+            let unknown = applied.filter { $0 > migrations.count }.sorted()
+            guard unknown.isEmpty else { throw StoreError.newerSchema(unknownMigrations: unknown.map(String.init)) }
             for (index, statements) in migrations.prefix(last).enumerated() where !applied.contains(index + 1) {
                 for statement in statements { try await connection.query(statement, logger: logger) }
                 try await connection.query("INSERT INTO lockstep_migrations (version) VALUES (\(index + 1))", logger: logger)

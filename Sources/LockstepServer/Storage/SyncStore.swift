@@ -165,6 +165,9 @@ public enum StoreError: Error, Equatable {
     case duplicate(String)
     /// The database's secrets are sealed under another server key than the one given.
     case wrongServerKey(expected: String, given: String)
+    /// A newer Lockstep has migrated the database past what this version knows (the
+    /// migrations it does not know, by name or number).
+    case newerSchema(unknownMigrations: [String])
 }
 
 extension StoreError: CustomStringConvertible {
@@ -175,6 +178,9 @@ extension StoreError: CustomStringConvertible {
         case .wrongServerKey(let expected, let given):
             "the database's secrets are sealed under server key \(expected), and this server's key is \(given): "
                 + "start it with the key file (or LOCKSTEP_SERVER_KEY) the database was first used with"
+        case .newerSchema(let unknown):
+            "the database was migrated by a newer Lockstep (migrations \(unknown.joined(separator: ", ")) are unknown to this "
+                + "version): run that version or a later one on it; this one would misread what it wrote"
         }
     }
 }

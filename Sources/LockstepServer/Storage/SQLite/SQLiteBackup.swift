@@ -81,8 +81,7 @@ public enum SQLiteBackup {
             guard try db.tableExists("grdb_migrations"), try db.tableExists("apps") else {
                 throw BackupError("\(path) is not a Lockstep database (it has no apps or migrations)")
             }
-            let known = Set(SQLiteSchema.migrator.migrations)
-            let unknown = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations").filter { !known.contains($0) }
+            let unknown = try SQLiteSchema.unknownMigrations(db)
             guard unknown.isEmpty else {
                 throw BackupError("\(path) was written by a newer Lockstep (migrations \(unknown.joined(separator: ", "))): restore it with that version")
             }

@@ -170,4 +170,19 @@ enum SQLiteSchema {
         }
         return migrator
     }
+
+    /// Throws ``StoreError/newerSchema(unknownMigrations:)`` when a newer Lockstep migrated the
+    /// database: its tables may mean what this version cannot read, and migrating it "back"
+    /// is not a thing.
+    static func refuseNewer(_ pool: DatabasePool) throws {
+        let unknown = try pool.read(unknownMigrations)
+        guard unknown.isEmpty else { throw StoreError.newerSchema(unknownMigrations: unknown) }
+    }
+
+    /// The migrations the database has been through that this version does not know.
+    static func unknownMigrations(_ db: Database) throws -> [String] {
+        guard try db.tableExists("grdb_migrations") else { return [] }
+        let known = Set(migrator.migrations)
+        return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations").filter { !known.contains($0) }
+    }
 }

@@ -33,6 +33,7 @@ public final class SQLiteStore: SyncStore {
         // connection once it is open: GRDB turns WAL on after `prepareDatabase` runs, and sets
         // NORMAL as it does, so a pragma there is undone.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        try SQLiteSchema.refuseNewer(pool)
         try SQLiteSchema.migrator.migrate(pool)
         try SQLiteSecurityUpkeep(serverKey: self.serverKey).run(in: pool)
     }
