@@ -49,6 +49,10 @@ extension ChildProcess {
         case .inherited:
             break
         }
+        // After the duplications, which read the pipe's write end.
+        for descriptor in openDescriptorsAboveStandardError() {
+            try check(posix_spawn_file_actions_addclose(&actions, descriptor), "closing descriptor \(descriptor)")
+        }
 
         var attributes = SpawnAttributes()
         defer { posix_spawnattr_destroy(&attributes) }

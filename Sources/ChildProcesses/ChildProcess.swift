@@ -17,7 +17,7 @@ import Synchronization
 /// The child starts with standard input from `/dev/null`, in a process group of its own (as
 /// `Process` started it: a group signal reaches what it starts, a terminal's Ctrl-C does not),
 /// with no signal blocked or ignored, and with no descriptor of ours but those its ``Output``
-/// asks for. A child nobody waits for is reaped when its handle goes, so none stays a zombie.
+/// asks for (see `openDescriptorsAboveStandardError`). A child nobody waits for is reaped when its handle goes, so none stays a zombie.
 public final class ChildProcess: Sendable {
     /// Where the child's standard output and standard error go.
     public enum Output: Sendable {

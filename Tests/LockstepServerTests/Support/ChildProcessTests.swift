@@ -40,6 +40,15 @@ struct ChildProcessTests {
         #expect(statuses == Array(repeating: .exited(0), count: 200))
     }
 
+    /// Pipes made with `pipe()` are not close-on-exec, and neither are NIO's sockets.
+    @Test func inheritsNoDescriptorAboveStandardError() async throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        defer { ends.forEach { close($0) } }
+        let child = try ChildProcess.spawn("/bin/sh", arguments: ["-c", "test ! -e /proc/self/fd/\(ends[1])"], output: .discarded)
+        #expect(await child.waitForExit() == .exited(0))
+    }
+
     @Test func refusesAMissingProgram() {
         #expect(throws: ChildProcess.SpawnError.self) { try ChildProcess.spawn("/nonexistent/program", output: .discarded) }
     }
