@@ -38,6 +38,10 @@ let package = Package(
     ],
     targets: [
         .target(
+            name: "ChildProcesses",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "LockstepCore",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -112,6 +116,7 @@ let package = Package(
         .executableTarget(
             name: "lockstep",
             dependencies: [
+                "ChildProcesses",
                 "LockstepCore",
                 "LockstepServer",
                 "LockstepPostgres",
@@ -139,6 +144,7 @@ let package = Package(
         .testTarget(
             name: "LockstepServerTests",
             dependencies: [
+                "ChildProcesses",
                 "LockstepServer",
                 "LockstepPostgres",
                 "LockstepCore",
@@ -153,6 +159,7 @@ let package = Package(
         .testTarget(
             name: "LockstepClientTests",
             dependencies: [
+                "ChildProcesses",
                 "LockstepClient",
                 "lockstep",
                 "tictactoe",

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import LockstepClient
 import LockstepCore
@@ -16,27 +17,15 @@ enum LockstepTool {
         return build.appendingPathComponent("debug/lockstep")
     }
 
-    static func launch(_ arguments: [String], program: String = "lockstep") throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = executable.deletingLastPathComponent().appendingPathComponent(program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        return (process, pipe)
+    static func launch(_ arguments: [String], program: String = "lockstep") throws -> ChildProcess {
+        try ChildProcess.spawn(executable.deletingLastPathComponent().appendingPathComponent(program).path, arguments: arguments, output: .captured)
     }
 
     /// Runs `program` (one of the package's executables) to completion; the exit status and everything printed.
     static func run(_ arguments: [String], program: String = "lockstep") async throws -> (status: Int32, output: String) {
-        let (process, pipe) = try launch(arguments, program: program)
-        let output = try await onOwnThread {
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return output
-        }
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let process = try launch(arguments, program: program)
+        let (output, status) = try await onOwnThread { (process.readAllOutput(), process.waitUntilExit()) }
+        return (status.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
 
@@ -59,10 +48,10 @@ struct ClientCommandTests {
         #expect(result.output.contains("2 pending"), "\(result.output)")
 
         // A sync that cannot reach the server, killed mid-flight: the outbox must survive.
-        let (syncing, _) = try LockstepTool.launch(["client"] + nowhere + ["sync"])
+        let syncing = try LockstepTool.launch(["client"] + nowhere + ["sync"])
         try await Task.sleep(for: .milliseconds(500))
-        kill(syncing.processIdentifier, SIGKILL)
-        try await onOwnThread { syncing.waitUntilExit() }
+        syncing.send(SIGKILL)
+        _ = await syncing.waitForExit()
 
         result = try await LockstepTool.run(["client"] + nowhere + ["get", "notes", "a"])
         #expect(result.output.contains(#""title":"first""#), "\(result.output)")

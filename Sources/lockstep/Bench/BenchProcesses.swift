@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import ChildProcesses
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,7 @@ import Glibc
 /// can be read apart from the load generator's.
 enum BenchProcesses {
     struct Running {
-        let process: Process
+        let process: ChildProcess
         let port: Int
     }
 
@@ -27,18 +28,14 @@ enum BenchProcesses {
             """
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: directory + "/store.json"))
         let port = try freePort()
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL
-        process.arguments = [
+        let arguments = [
             "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", directory + "/data",
             "--store-config", directory + "/store.json", "--log-level", "error",
             "--http-requests-per-second", "0", "--max-connections-per-address", "0",
         ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["LOCKSTEP_STORE_SEED"] = UUID().uuidString + UUID().uuidString
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(
+            Bundle.main.executableURL!.path, arguments: arguments,
+            environment: ["LOCKSTEP_STORE_SEED": UUID().uuidString + UUID().uuidString], output: .errorsOnly)
         return Running(process: process, port: port)
     }
 
@@ -75,10 +72,7 @@ enum BenchProcesses {
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: prefix + "/nginx.conf"))
         // nginx's workers read the files as an unprivileged user.
         for path in [directory, directory + "/html"] { chmod(path, 0o755) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["-p", prefix, "-c", prefix + "/nginx.conf", "-g", "daemon off;"]
-        try process.run()
+        let process = try ChildProcess.spawn(binary, arguments: ["-p", prefix, "-c", prefix + "/nginx.conf", "-g", "daemon off;"], output: .inherited)
         return Running(process: process, port: port)
     }
 

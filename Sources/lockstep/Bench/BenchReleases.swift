@@ -44,7 +44,7 @@ struct BenchReleases: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         let lockstep = try BenchProcesses.startLockstep(directory: directory, slots: slots)
-        defer { lockstep.process.terminate() }
+        defer { lockstep.process.send(SIGTERM) }
         let client = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: keyConnections)))
@@ -71,7 +71,7 @@ struct BenchReleases: AsyncParsableCommand {
         try Data(window).write(to: URL(fileURLWithPath: file))
 
         let server = try BenchProcesses.startNginx(binary: nginx, directory: directory)
-        defer { server.process.terminate() }
+        defer { server.process.send(SIGTERM) }
         let nginxURL = "http://127.0.0.1:\(server.port)"
         try await BenchProcesses.waitUntilUp(nginxURL + path, client: client)
         let fromNginx = try await client.execute(HTTPClientRequest(url: nginxURL + path), timeout: .seconds(10))
@@ -80,7 +80,7 @@ struct BenchReleases: AsyncParsableCommand {
         }
 
         say("window: \(path), \(window.count) bytes, \(slots) slots; \(connections) connections, \(seconds) s each, 2 cores shared with the load generator")
-        for (name, port, pids) in [("lockstep", lockstep.port, [lockstep.process.processIdentifier]), ("nginx", server.port, [server.process.processIdentifier])] {
+        for (name, port, pids) in [("lockstep", lockstep.port, [lockstep.process.pid]), ("nginx", server.port, [server.process.pid])] {
             _ = HTTPLoad.run(port: port, path: path, connections: connections, seconds: 1)
             let cpu = CPUTime(including: pids)
             let result = HTTPLoad.run(port: port, path: path, connections: connections, seconds: seconds)
@@ -90,7 +90,7 @@ struct BenchReleases: AsyncParsableCommand {
                 result.perSecond, result.percentile(0.5), result.percentile(0.99), used * 1e6 / Double(max(1, result.responses)), result.failures))
         }
 
-        try await keyRush(url: lockstepURL, client: client, pid: lockstep.process.processIdentifier)
+        try await keyRush(url: lockstepURL, client: client, pid: lockstep.process.pid)
         if purchases > 0 {
             let (app, admin) = try PurchaseRush.credentials(dataDirectory: directory + "/data")
             let rush = PurchaseRush(url: lockstepURL, client: client, players: purchases, connections: keyConnections)

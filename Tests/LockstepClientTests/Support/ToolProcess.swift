@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Synchronization
 
@@ -5,10 +6,10 @@ import Synchronization
 /// (stdout and stderr) read line by line as it comes.
 final class ToolProcess: Sendable {
     let name: String
-    private let process: Process
+    private let process: ChildProcess
     private let lines = Mutex<(seen: [String], read: Int)>(([], 0))
 
-    private init(name: String, process: Process) {
+    private init(name: String, process: ChildProcess) {
         self.name = name
         self.process = process
     }
@@ -20,24 +21,13 @@ final class ToolProcess: Sendable {
 
     /// Starts the program at `url`; `name` is for messages.
     static func launch(at url: URL, name: String, arguments: [String]) throws -> ToolProcess {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = pipe
-        process.standardError = pipe
+        let process = try ChildProcess.spawn(url.path, arguments: arguments, output: .captured)
         let player = ToolProcess(name: name, process: process)
-        try process.run()
         Thread.detachNewThread { [player] in
             var pending = Data()
-            // read(2) itself, retried when a signal interrupts it: FileHandle.availableData
-            // stops the whole test process on EINTR (a child exiting raises SIGCHLD).
-            let descriptor = pipe.fileHandleForReading.fileDescriptor
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
-                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
+                let count = chunk.withUnsafeMutableBytes { process.readOutput(into: $0) }
                 guard count > 0 else { break }
                 pending.append(contentsOf: chunk[0..<count])
                 while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -85,18 +75,18 @@ final class ToolProcess: Sendable {
     }
 
     func kill() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
     }
 
     /// Asks the process to stop (SIGTERM), as a service manager does.
     func terminate() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGTERM) }
+        process.send(SIGTERM)
     }
 
-    /// Kills the process and whatever it started: Foundation starts each process as the leader
-    /// of a process group of its own, which a shell's commands join.
+    /// Kills the process and whatever it started: a child process leads a process group of
+    /// its own, which a shell's commands join.
     func killGroup() {
-        if process.isRunning { Foundation.kill(-process.processIdentifier, SIGKILL) }
+        process.sendToGroup(SIGKILL)
     }
 
     /// Every line so far that starts with `prefix`.
@@ -106,10 +96,10 @@ final class ToolProcess: Sendable {
 
     func exitStatus(within limit: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + limit
-        while process.isRunning {
+        while true {
+            if let status = process.exitStatus { return status.terminationStatus }
             guard ContinuousClock.now < deadline else { return nil }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        return process.terminationStatus
     }
 }

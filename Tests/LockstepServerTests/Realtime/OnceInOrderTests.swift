@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import LockstepCore
 import LockstepServer
@@ -202,26 +203,21 @@ struct OnceInOrderTests {
 /// (nice 10) than the tests, so they take the CPU the suite leaves idle without starving the
 /// tests that run beside this one of their timers.
 final class CPULoad: Sendable {
-    private let processes: [Process]
+    private let processes: [ChildProcess]
 
     init(processes count: Int) {
         // Each loop also ends when the test process is gone, and none holds its output: a
         // loop left behind would keep `swift test` waiting on the test's pipe for ever.
         let parent = ProcessInfo.processInfo.processIdentifier
         processes = (0..<count).compactMap { _ in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-            process.arguments = ["-n", "10", "/bin/sh", "-c", "while kill -0 \(parent) 2>/dev/null; do :; done"]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            return (try? process.run()) != nil ? process : nil
+            try? ChildProcess.spawn(
+                "/usr/bin/nice", arguments: ["-n", "10", "/bin/sh", "-c", "while kill -0 \(parent) 2>/dev/null; do :; done"], output: .discarded)
         }
     }
 
     func stop() {
-        // SIGKILL: a child started by Foundation's Process may have SIGTERM blocked.
-        for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // SIGKILL: a busy loop has nothing to finish.
+        for process in processes { process.send(SIGKILL) }
     }
 }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Runs programs outside Swift (python3, psql, nginx…) for compatibility tests.
@@ -12,40 +13,28 @@ enum ExternalTool {
 
     /// Runs `arguments` (the first is looked up on PATH) to completion, capturing stdout and stderr together.
     static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(120)) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let pipe = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let reader = Task { try await onOwnThread { pipe.fileHandleForReading.readDataToEndOfFile() } }
+        let process = try ChildProcess.spawn("/usr/bin/env", arguments: arguments, environment: environment, output: .captured)
+        let reader = Task { try await onOwnThread { process.readAllOutput() } }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now > deadline {
-                process.terminate()
+                process.send(SIGTERM)
                 break
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        let data = try await reader.value
-        try await onOwnThread { process.waitUntilExit() }
-        return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        let output = try await reader.value
+        let status = await process.waitForExit()
+        return Result(status: status.terminationStatus, output: String(decoding: output, as: UTF8.self))
     }
 
     /// Whether a Python module can be imported.
     /// Blocks its thread, briefly: it runs once, while the tests are being planned.
     static func hasPythonModule(_ name: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import \(name)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard let process = try? ChildProcess.spawn("/usr/bin/env", arguments: ["python3", "-c", "import \(name)"], output: .discarded) else {
+            return false
+        }
+        return process.waitUntilExit() == .exited(0)
     }
 
     /// The repository's root, found from this file's path.

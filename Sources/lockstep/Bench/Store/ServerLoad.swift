@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ChildProcesses
 import Foundation
 import LockstepCore
 import LockstepServer
@@ -26,27 +27,18 @@ enum ServerLoad {
         await fresh.close()
 
         let port = try BenchProcesses.freePort()
-        let server = Process()
         let serve = ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error",
             "--http-requests-per-second", "0", "--messages-per-second", "0", "--changes-per-second", "0", "--max-connections-per-address", "0"] + fresh.serveArguments
-        if let command = wrapper.first {
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            server.arguments = [command] + wrapper.dropFirst() + [Bundle.main.executableURL!.path] + serve
-        } else {
-            server.executableURL = Bundle.main.executableURL
-            server.arguments = serve
-        }
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
+        let lockstep = Bundle.main.executableURL!.path
+        let server = try wrapper.first.map { command in
+            try ChildProcess.spawn("/usr/bin/env", arguments: [command] + wrapper.dropFirst() + [lockstep] + serve, output: .errorsOnly)
+        } ?? ChildProcess.spawn(lockstep, arguments: serve, output: .errorsOnly)
         defer {
             // SIGINT to the server itself (under a profiler, its child), which stops gracefully;
             // a profiler then writes its data and exits too.
-            let stop = Process()
-            stop.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
-            stop.arguments = ["-INT", "-f", "lockstep serve --host 127.0.0.1 --port \(port) "]
-            try? stop.run()
-            stop.waitUntilExit()
-            server.waitUntilExit()
+            let stop = try? ChildProcess.spawn("/usr/bin/pkill", arguments: ["-INT", "-f", "lockstep serve --host 127.0.0.1 --port \(port) "], output: .inherited)
+            _ = stop?.waitUntilExit()
+            _ = server.waitUntilExit()
         }
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         defer { Task { try? await http.shutdown() } }
@@ -73,7 +65,7 @@ enum ServerLoad {
                 if done { finish.yield() }
             })
         }
-        let cpu = CPUTime(including: [server.processIdentifier])
+        let cpu = CPUTime(including: [server.pid])
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (connection, socket) in sockets.enumerated() {
