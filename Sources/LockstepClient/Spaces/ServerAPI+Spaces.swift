@@ -24,6 +24,17 @@ extension ServerAPI {
         guard (200..<300).contains(status) else { throw SpaceRefusal(status: status, body: bytes) }
         return try JSONValue(parsing: bytes)
     }
+
+    /// `nil` while this client's user is a member of `space`; once they are not (removed, or
+    /// the space deleted), the server's answer, which is the same as for a space that never was.
+    func reasonForLosing(space: String) async throws -> String? {
+        do {
+            _ = try await spaces("GET", [space])
+            return nil
+        } catch let refusal as SpaceRefusal where refusal.status == 404 {
+            return refusal.message
+        }
+    }
 }
 
 extension SpaceError {
