@@ -81,6 +81,25 @@ struct SpaceLossTests {
         await job.stop()
     }
 
+    @Test func deletingTheSpaceForgetsItOnEveryMembersDevice() async throws {
+        let job = try await Job.start()
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let bob = try await job.bob(store: store, transport: .socket)
+        let events = try bob.space("job-1").bucket("items").events
+
+        try await job.ann.space("job-1").delete()
+        var gone: [BucketEvent] = []
+        for _ in 0..<2 { gone.append(try await nextEvent(events, timeout: .seconds(5))) }
+        #expect(gone.map(\.key).sorted() == ["lamp", "sofa"])
+        #expect(gone.allSatisfy { $0.origin == .revoked(message: "space job-1 was deleted") }, "\(gone)")
+        #expect(try StoreSnapshot.read(store, bucket: "__job-1.items") == StoreSnapshot(cursor: nil, walkMark: nil, ghosts: [:], objects: [:]))
+        #expect(try bob.bucketNames == ["notes"])
+        #expect(try job.ann.bucketNames.isEmpty)
+        await bob.close()
+        await job.stop()
+    }
+
     @Test(arguments: Transport.allCases)
     func editsMadeOfflineBeforeTheRemovalComeBackRejected(transport: Transport) async throws {
         let job = try await Job.start()
