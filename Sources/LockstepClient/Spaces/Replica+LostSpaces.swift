@@ -9,7 +9,8 @@ extension Replica {
     }
 
     /// Forgets a bucket of a space this user lost (removed from it, or it was deleted): its
-    /// objects, ghosts, cursor and peer records go, and it is no longer synced.
+    /// objects, ghosts, cursor, peer key and peer records go, and it is no longer synced, by
+    /// the server or by peers.
     ///
     /// Nothing the user changed is dropped silently: every change the server had not
     /// acknowledged stays in the outbox as rejected, code 403 with `reason`, for the app to
@@ -28,13 +29,16 @@ extension Replica {
                 try db.execute(sql: "DELETE FROM \(table) WHERE bucket = ?", arguments: [bucket])
             }
             try db.executeCached(sql: "DELETE FROM buckets WHERE name = ?", arguments: [bucket])
+            // Without the peer key, no peer link on the bucket can be opened from this device.
+            try db.executeCached(sql: "DELETE FROM meta WHERE name = ?", arguments: ["peerkey:" + bucket])
             return keys.map { BucketEvent(kind: .deleted, bucket: bucket, key: $0, object: nil, origin: .revoked(message: reason)) }
         }
     }
 
-    /// Refuses a write to a bucket of a space this user lost, which the app still held: it
-    /// would wait in the outbox for a sync that never comes. (Opening the space's bucket again,
-    /// once a member again, makes it writable again.)
+    /// Refuses a write to a bucket of a space this user lost: a local write through a bucket
+    /// the app still held, which would wait in the outbox for a sync that never comes, or what
+    /// a peer link opened before the loss brings (which ends the link). Opening the space's
+    /// bucket again, once a member again, makes it writable again.
     static func refuseIfForgotten(_ db: Database, _ bucket: String) throws {
         guard let space = SpaceName.space(ofBucket: bucket) else { return }
         let synced = try Bool.fetchOne(

@@ -17,9 +17,10 @@ import LockstepCore
 ///
 /// When this user loses the space (an owner removes them, or deletes it), the client forgets
 /// the space's buckets: each object goes with a ``BucketEvent`` of origin
-/// ``BucketEvent/Origin/revoked(message:)``, the buckets stop syncing, and every change that
-/// the server had not acknowledged stays in ``LockstepClient/outbox`` as rejected (code 403,
-/// with the server's reason), so that no edit is lost without the app knowing. A write through
+/// ``BucketEvent/Origin/revoked(message:)``, the buckets stop syncing (with the server and
+/// with peers: their peer keys go too), and every change that the server had not acknowledged
+/// stays in ``LockstepClient/outbox`` as rejected (code 403, with the server's reason), so
+/// that no edit is lost without the app knowing. A write through
 /// a ``Bucket`` of the space the app still holds throws ``SpaceError/notFound(space:)`` from
 /// then on (opening the bucket again, once a member again, makes it writable again).
 ///

@@ -100,6 +100,39 @@ struct SpaceLossTests {
         await job.stop()
     }
 
+    /// A peer link opened while Bob was a member brings him nothing after his removal, and he
+    /// cannot open another: the bucket's peer key went with it.
+    @Test func aRemovedMemberTakesNothingMoreFromPeers() async throws {
+        let job = try await Job.start()
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let bob = try await job.bob(store: store, transport: .socket)
+        let bucket = "__job-1.items"
+        let bobItems = try bob.space("job-1").bucket("items")
+        let pipes = [PipeTransport(), PipeTransport()]
+        let peers = [PeerSync(client: job.ann, bucket: bucket, transport: pipes[0]), PeerSync(client: bob, bucket: bucket, transport: pipes[1])]
+        for peer in peers { try await peer.start() }
+        pipes[0].link(to: pipes[1])
+        // Ann is off the server: what she writes reaches Bob through the link alone.
+        await job.ann.sync.stop()
+        try await job.ann.space("job-1").bucket("items").put("chair", ["room": "hall"])
+        try await eventually("bob has the chair from ann's phone") { try bobItems.get("chair") != nil }
+
+        try await job.ann.space("job-1").remove("bob@example.com")
+        try await eventually("bob forgot the space") { try bob.bucketNames == ["notes"] }
+        try await job.ann.space("job-1").bucket("items").put("rug", ["colour": "red"])
+        try await Task.sleep(for: .seconds(1))
+        #expect(try bobItems.list().isEmpty)
+        #expect(try StoreSnapshot.read(store, bucket: bucket) == StoreSnapshot(cursor: nil, walkMark: nil, ghosts: [:], objects: [:]))
+        await #expect(throws: PeerSyncError.noPeerKey(bucket: bucket)) {
+            try await PeerSync(client: bob, bucket: bucket, transport: PipeTransport()).start()
+        }
+        #expect(try bob.bucketNames == ["notes"])
+        for peer in peers { await peer.stop() }
+        await bob.close()
+        await job.stop()
+    }
+
     @Test(arguments: Transport.allCases)
     func editsMadeOfflineBeforeTheRemovalComeBackRejected(transport: Transport) async throws {
         let job = try await Job.start()
