@@ -4,7 +4,8 @@ public import LockstepCore
 ///
 /// Local writes show at once (``Origin/local``); changes from other devices arrive as
 /// ``Origin/remote``, or ``Origin/peer`` when a nearby device passed them on; a local change the server refused is undone and reported as
-/// ``Origin/rejected(code:message:)``, so the app can tell the user.
+/// ``Origin/rejected(code:message:)``, so the app can tell the user; objects of a ``Space`` this
+/// user lost go with ``Origin/revoked(message:)``.
 public struct BucketEvent: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case inserted
@@ -22,6 +23,10 @@ public struct BucketEvent: Sendable, Equatable {
         /// The server refused a local change (Simperium error codes: 410 removed, 413 too
         /// large, 440 invalid…), and the object went back to what the server holds.
         case rejected(code: Int, message: String?)
+        /// This user lost the space the bucket belongs to (an owner removed them, or deleted
+        /// it; or they left): the object is gone from this device, and the bucket no longer
+        /// syncs. `message` is the server's reason, e.g. "you were removed from space job-1234".
+        case revoked(message: String)
     }
 
     public var kind: Kind

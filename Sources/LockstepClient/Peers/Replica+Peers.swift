@@ -60,6 +60,7 @@ extension Replica {
         guard let last = changes.last else { return }
         let clientID = clientID
         try await write { db in
+            try Self.refuseIfForgotten(db, bucket)
             var events: [BucketEvent] = []
             for logged in changes {
                 if let event = try Self.take(db, logged.change, from: peer, clientID: clientID) { events.append(event) }

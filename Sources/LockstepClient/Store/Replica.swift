@@ -44,6 +44,7 @@ final class Replica: Sendable {
         let clientID = clientID
         let peerLinks = peerLinks
         try await write { db in
+            try Self.refuseIfForgotten(db, bucket)
             let events = try body(db)
             if peerLinks.isLinked(bucket) { try Self.shareOwnChanges(db, bucket, key: key, clientID: clientID) }
             return events

@@ -24,7 +24,18 @@ struct PollingSession: Sendable {
     private var replica: Replica { context.replica }
     private var api: ServerAPI { context.api }
 
+    /// Takes the bucket's changes until cancelled; returns when the bucket is forgotten because
+    /// this user lost its space (the server answers 404 for it).
     private func receiveLoop(_ bucket: String) async throws {
+        do {
+            try await receiveChanges(bucket)
+        } catch let failure as ServerAPI.HTTPFailure where failure.status == 404 {
+            if try await context.forgetIfSpaceLost(bucket) { return }
+            throw failure
+        }
+    }
+
+    private func receiveChanges(_ bucket: String) async throws {
         while !Task.isCancelled {
             switch try replica.position(bucket: bucket) {
             case .index(let mark):
@@ -39,6 +50,8 @@ struct PollingSession: Sendable {
                 }
                 guard let changes = try await api.changes(bucket: bucket, after: cursor, limit: context.configuration.indexPageSize)
                 else {
+                    // The feed's 404: the cursor is unknown, or the bucket's space is gone.
+                    if try await context.forgetIfSpaceLost(bucket) { return }
                     try await replica.restartIndex(bucket: bucket)
                     continue
                 }
@@ -61,7 +74,18 @@ struct PollingSession: Sendable {
         }
     }
 
+    /// Sends the bucket's changes until cancelled; returns when the bucket is forgotten because
+    /// this user lost its space (the server answers 404 for it).
     private func sendLoop(_ bucket: String) async throws {
+        do {
+            try await sendChanges(bucket)
+        } catch let failure as ServerAPI.HTTPFailure where failure.status == 404 {
+            if try await context.forgetIfSpaceLost(bucket) { return }
+            throw failure
+        }
+    }
+
+    private func sendChanges(_ bucket: String) async throws {
         // Diffs are made against ghosts, so send only once the bucket has caught up.
         var progress = context.progress.generation
         while !context.isLive(bucket) {

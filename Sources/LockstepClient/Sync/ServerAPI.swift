@@ -89,7 +89,15 @@ struct ServerAPI: Sendable {
     private func send(
         _ method: String, _ bucket: String, _ path: String, body: JSONValue?, timeout: TimeAmount, client: HTTPClient = .shared
     ) async throws -> (Int, HTTPHeaders, [UInt8]) {
-        var request = HTTPClientRequest(url: "\(baseURL)/1/\(escape(app))/\(escape(bucket))/\(path)")
+        try await send(method, under: "\(escape(bucket))/\(path)", body: body, timeout: timeout, client: client)
+    }
+
+    /// One request to `/1/{app}/<path>`, `path` already escaped; throws
+    /// ``LockstepClientError/unauthorized(_:)`` when the server refuses the token.
+    func send(
+        _ method: String, under path: String, body: JSONValue?, timeout: TimeAmount, client: HTTPClient = .shared
+    ) async throws -> (Int, HTTPHeaders, [UInt8]) {
+        var request = HTTPClientRequest(url: "\(baseURL)/1/\(escape(app))/\(path)")
         request.method = .RAW(value: method)
         request.headers.add(name: "X-Simperium-Token", value: token)
         if let body {
@@ -104,7 +112,7 @@ struct ServerAPI: Sendable {
         return (Int(response.status.code), response.headers, Array(buffer.readableBytesView))
     }
 
-    private func escape(_ text: String) -> String {
+    func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .urlUnreservedCharacters) ?? text
     }
 }

@@ -30,9 +30,14 @@ struct SocketSession: Sendable {
 
     enum Phase: Equatable {
         case authorizing
+        /// The server ended the channel, saying why; opened again to learn whether this user
+        /// still has the right to it (see ``channelEnded(_:_:_:_:_:)``).
+        case reopening(reason: String)
         case indexing
         case catchingUp
         case live
+        /// The bucket's space was lost and the bucket forgotten: the channel stays closed.
+        case forgotten
     }
 
     /// Whether the socket can be opened now: a handshake, closed at once.
@@ -97,7 +102,7 @@ struct SocketSession: Sendable {
         }
     }
 
-    private func initMessage(_ bucket: String) -> String {
+    func initMessage(_ bucket: String) -> String {
         JSONValue.object([
             "clientid": .string(context.replica.clientID), "api": "1.1", "token": .string(context.token),
             "app_id": .string(context.app), "name": .string(bucket), "library": "lockstep-swift", "version": "1",
@@ -157,7 +162,10 @@ struct SocketSession: Sendable {
         let pageSize = context.configuration.indexPageSize
         switch command {
         case "auth":
-            if payload.hasPrefix("{") { throw LockstepClientError.unauthorized(payload) }
+            if payload.hasPrefix("{") {
+                if try await spaceChannelRefused(channel, bucket, payload, send, phases) { return }
+                throw LockstepClientError.unauthorized(payload)
+            }
             onConnected()
             try await start(channel, bucket, send, phases)
         case "i":
@@ -190,6 +198,8 @@ struct SocketSession: Sendable {
             try await start(channel, bucket, send, phases)
         case "o":
             try await replica.setOptions(bucket: bucket, payload)
+        case "?":
+            channelEnded(channel, bucket, payload, send, phases)
         default:
             context.logger.debug("ignoring \(command) on channel \(channel)")
         }
