@@ -21,7 +21,10 @@ struct StoreSnapshot: Equatable {
     var objects: [String: JSONObject?]
 
     static func read(_ store: URL, bucket: String) throws -> StoreSnapshot {
-        let database = try DatabaseQueue(path: store.appendingPathComponent(ClientDatabase.fileName).path)
+        // A process just killed may take a moment to exit and let go of its locks.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let database = try DatabaseQueue(path: store.appendingPathComponent(ClientDatabase.fileName).path, configuration: configuration)
         return try database.read { db in
             let position = try Row.fetchOne(db, sql: "SELECT cv, walk_mark FROM buckets WHERE name = ?", arguments: [bucket])
             var ghosts: [String: Version] = [:]
