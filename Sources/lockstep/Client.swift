@@ -17,8 +17,10 @@ struct ClientCommand: AsyncParsableCommand {
 
 /// Where the store is and which server and app it syncs with.
 struct ClientOptions: ParsableArguments {
-    @Option(help: "The client's store directory (created if needed).")
-    var store: String
+    // Optional to the parser and required by `open()`: a required option of the parent would
+    // make `lockstep client sync --help` fail on it and print the parent's help instead.
+    @Option(help: "The client's store directory (created if needed); required.")
+    var store: String?
 
     @Option(help: "The server's base URL, e.g. http://127.0.0.1:8080.")
     var url: String = "http://127.0.0.1:8080"
@@ -33,6 +35,7 @@ struct ClientOptions: ParsableArguments {
     var socketURL: String?
 
     func open() throws -> LockstepClient {
+        guard let store else { throw ValidationError("--store DIR is required: the client's store directory") }
         guard let server = URL(string: url) else { throw ValidationError("--url \(url) is not a URL") }
         var configuration = LockstepClient.Configuration()
         configuration.socketURL = socketURL.flatMap(URL.init(string:))

@@ -31,6 +31,18 @@ enum LockstepTool {
 
 @Suite("lockstep client")
 struct ClientCommandTests {
+    @Test("each subcommand's --help is its own; without --store a subcommand says what is missing")
+    func subcommandHelp() async throws {
+        for (subcommand, abstract) in [("sync", "Sync the store's buckets"), ("put", "Store a JSON object locally")] {
+            let result = try await LockstepTool.run(["client", subcommand, "--help"])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains(abstract) && result.output.contains("lockstep client \(subcommand)"), "\(result.output)")
+        }
+        let missing = try await LockstepTool.run(["client", "list", "notes"])
+        #expect(missing.status != 0)
+        #expect(missing.output.contains("--store DIR is required"), "\(missing.output)")
+    }
+
     @Test("put works with no server, survives a killed process, and syncs later")
     func putOfflineThenSync() async throws {
         let server = try await TestServer.start()

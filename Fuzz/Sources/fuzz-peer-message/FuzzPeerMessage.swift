@@ -13,8 +13,9 @@ import LockstepCore
 /// open (the cipher is not what is under test, beyond refusing frames that do not open).
 ///
 /// Laws: a message is taken or refused with an error, never a crash; what is taken writes back
-/// the same; member edits keep their algebra (applying edits followed by later ones is applying
-/// both in turn; edits restricted to their own members still make the same edits).
+/// the same; member edits keep their algebra (set whole, edits followed by later ones are both
+/// in turn; edits restricted to their own members still make the same edits; a text base is
+/// kept only for a member set to a string); merging them into an object never crashes.
 func fuzzPeerMessage(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = FuzzInput(data, count).bytes
     if let announcement = PeerAnnouncement(bytes: bytes, from: nil) {
@@ -34,13 +35,22 @@ func fuzzPeerMessage(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var object: JSONObject = [:]
     for (earlier, later) in zip(changes.map(\.change.edits), changes.dropFirst().map(\.change.edits)) {
         let both = earlier.followed(by: later)
-        law(both.applied(to: object) == later.applied(to: earlier.applied(to: object)), "edits followed by later ones differ from both in turn")
+        law(setWhole(both, object) == setWhole(later, setWhole(earlier, object)), "edits followed by later ones differ from both in turn")
         let restricted = earlier.restricted(to: earlier.members)
         law(restricted.assigned == earlier.assigned && restricted.removed == earlier.removed, "edits restricted to their own members changed")
-        object = both.applied(to: object)
+        law(both.textBases.keys.allSatisfy { both.assigned[$0]?.stringValue != nil }, "a text base for a member not set to a string")
+        object = both.merged(into: object, winning: both.members).object
     }
     for logged in changes {
         for member in logged.change.edits.members { _ = logged.change.stamp(of: member) }
     }
     return 0
+}
+
+/// Member edits applied as whole values: each member set or removed, text bases aside.
+func setWhole(_ edits: MemberEdits, _ object: JSONObject) -> JSONObject {
+    var result = object
+    for name in edits.removed { result[name] = nil }
+    for (name, value) in edits.assigned { result[name] = value }
+    return result
 }
