@@ -97,12 +97,18 @@ struct TokenRevocationTests {
         let socket = try await SocketTestClient.connect(to: server)
         try await socket.initialize(token: user.token)
         let elsewhere = AccountService(store: server.services.store, limits: TestServer.testLimits, now: { server.services.clock.now() })
+        let stalls = PoolStallProbe()
         #expect(try await elsewhere.revokeTokens(appID: server.appID, userID: user.userID) == 1)
         let revokedAt = ends.now
         #expect(try await user.request("GET", "note/index").status == 401, "refused at once")
         let end = try #require(await ends.next())
         #expect(end.reason == .tokenRevoked)
-        #expect(end.at - revokedAt < 1_000_000_000, "closed \(seconds(end.at - revokedAt)) after the revocation")
+        // Within a second of the server getting to run: a CI run once closed it 1.011 s after,
+        // with the test process's thread pool held by other tests for much of that time.
+        let stalled = stalls.stop()
+        #expect(
+            end.at - revokedAt < 1_000_000_000 + stalled,
+            "closed \(seconds(end.at - revokedAt)) after the revocation, the pool stalled \(seconds(stalled)) at most")
         _ = await socket.closed()
     }
 
