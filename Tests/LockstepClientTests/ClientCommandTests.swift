@@ -7,9 +7,7 @@ import Testing
 /// Runs the built `lockstep` tool as a separate process, as a script would.
 enum LockstepTool {
     static var executable: URL {
-        // Tests/LockstepClientTests/ClientCommandTests.swift → the package root.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let build = root.appendingPathComponent(".build")
+        let build = ExternalPaths.repositoryRoot.appendingPathComponent(".build")
         for configuration in ["debug", "release"] {
             let candidate = build.appendingPathComponent(configuration).appendingPathComponent("lockstep")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }

@@ -170,8 +170,8 @@ struct OutboxRow {
         // An object the server has not seen has no other writers to be misjudged against, and
         // its creation must carry every member it is created with (a text created by a later
         // change would be a whole value, not a text another device's insert merges into).
-        let unseen = try LocalRecords.ghost(db, bucket, key) == nil
-        if let queued = latest, operation == .remove || keepsTimes || unseen {
+        // Read only when the cheaper reasons to coalesce do not hold: a put is a hot path.
+        if let queued = latest, try operation == .remove || keepsTimes || LocalRecords.ghost(db, bucket, key) == nil {
             let kept = max(priority.rawValue, queued["priority"] as Int)
             try db.executeCached(
                 sql: "UPDATE outbox SET operation = ?, priority = ?, edit_time = COALESCE(?, edit_time), members = ? WHERE id = ?",

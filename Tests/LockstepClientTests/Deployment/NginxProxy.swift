@@ -107,9 +107,3 @@ enum NginxError: Error {
     case didNotStart(String)
     case unexpectedConfiguration(String)
 }
-
-enum ExternalPaths {
-    /// The repository's root, found from this file's path.
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-}
