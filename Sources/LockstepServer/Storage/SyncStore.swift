@@ -8,7 +8,7 @@ public import LockstepCore
 /// changes is planned by ``GroupPlan`` (the merge rules, in order) inside the store's write
 /// transaction, reading through ``GroupReads``, so the plan and the commit see one state on
 /// one node or several. Spaces and their members are kept by the same store (``SpaceStore``).
-public protocol SyncStore: SpaceStore {
+public protocol SyncStore: SpaceStore, BlobReferenceStore {
     // MARK: Accounts
 
     func insertApp(_ app: AppRecord) async throws
