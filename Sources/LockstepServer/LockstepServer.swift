@@ -27,6 +27,8 @@ public enum LockstepServer {
         PeerKeyRoutes(services: services).add(to: router)
         ReleaseRoutes(services: services).add(to: router)
         SpaceRoutes(services: services).add(to: router)
+        AdminRoutes(services: services).add(to: router)
+        ConsoleRoutes(files: .shared).add(to: router)
         return router
     }
 
