@@ -262,12 +262,11 @@ def scenario_views(driver):
     wait(driver, lambda d: "Revoked 1 token" in d.find_element(By.TAG_NAME, "main").text, "the token was not revoked")
     check(http("GET", f"/1/{APP}/notes/index", token=token)[0] == 401, "the revoked token still works")
     shot(driver, "users")
-    # Keyboard: ] moves to the next view.
-    driver.find_element(By.TAG_NAME, "body").send_keys("]")
-    wait(driver, lambda d: d.current_url.endswith("#/buckets"), "] did not move to Buckets")
     check(http("POST", f"/1/{APP}/__options__/i/lobby", {"shared": True, "presence": "client"})[0] == 200, "could not make lobby")
     check(http("POST", f"/1/{APP}/lobby/i/someone", {"here": True})[0] == 200, "could not write to lobby")
-    go(driver, "#/buckets")
+    # Keyboard: ] moves from Users to the next view, Buckets.
+    driver.find_element(By.TAG_NAME, "body").send_keys("]")
+    wait(driver, lambda d: d.current_url.endswith("#/buckets"), "] did not move to Buckets")
     wait(driver, lambda d: find(d, "tr[data-bucket=lobby]"), "lobby is not listed")
     shot(driver, "buckets")
     go(driver, "#/presence")
