@@ -19,7 +19,7 @@ export async function show(main) {
   await clock.calibrate(5);
   const keys = new KeyRing();
   const stores = manifest.stores.map((store) => ({ ...store, windows: new Map(), opened: new Map(), grid: h("div", { class: "grid", "data-store": store.id }) }));
-  const purchases = h("tbody");
+  const purchases = h("tbody", {}, h("tr", {}, h("td", { colspan: 5, class: "muted" }, "Reading purchases…")));
   const problem = h("p", { class: "error", role: "alert" });
   const clockLine = h("p", { class: "muted" });
   fill(main,
@@ -85,7 +85,7 @@ export async function show(main) {
   async function draw() {
     const now = clock.serverNow();
     const estimate = clock.estimate();
-    clockLine.textContent = `server time ${new Date(now).toLocaleTimeString()} (this browser ${estimate.offset >= 0 ? "+" : ""}${estimate.offset.toFixed(1)} ms behind it, ± ${estimate.bound.toFixed(1)} ms)`;
+    clockLine.textContent = `server time ${new Date(now).toLocaleTimeString()} (the server's clock is ${estimate.offset >= 0 ? "+" : ""}${estimate.offset.toFixed(1)} ms ± ${estimate.bound.toFixed(1)} ms from this browser's)`;
     for (const store of stores) {
       await refreshWindows(store, now);
       const cells = [];
