@@ -29,6 +29,8 @@ public enum LockstepServer {
         ReleaseRoutes(services: services).add(to: router)
         SpaceRoutes(services: services).add(to: router)
         BlobRoutes(services: services).add(to: router)
+        AdminRoutes(services: services).add(to: router)
+        ConsoleRoutes(files: .shared).add(to: router)
         return router
     }
 
