@@ -250,7 +250,8 @@ def scenario_views(driver):
     sign_in(driver)
     wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
     go(driver, "#/users")
-    name = driver.find_element(By.CSS_SELECTOR, "input[aria-label=\"New user's name\"]")
+    # The view draws once the user list has come back: wait for it, not only for the hash.
+    name = wait(driver, lambda d: find(d, "input[aria-label=\"New user's name\"]"), "the users view has no form for a new user")
     name.send_keys("alice@example.com")
     name.submit()
     wait(driver, lambda d: find(d, "tr[data-user='alice@example.com']"), "the new user is not listed")

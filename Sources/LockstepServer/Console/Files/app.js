@@ -64,9 +64,14 @@ function parseHash() {
   return { view: views[path] ? path : "overview", params: new URLSearchParams(query) };
 }
 
+// Each route draws into a view of its own, put in place only if no later route began
+// meanwhile: a slow view (the overview, just after sign-in) must not cover a quicker one.
+let routes = 0;
+
 async function route() {
   if (!session.current()) return showSignIn();
   const { view, params } = parseHash();
+  const turn = ++routes;
   cleanup?.();
   cleanup = null;
   closeAll();
@@ -74,19 +79,21 @@ async function route() {
     link.toggleAttribute("aria-current", link.dataset.view === view);
     if (link.dataset.view === view) link.setAttribute("aria-current", "page");
   }
-  const main = $("main");
-  fill(main, h("p", { class: "muted" }, "Loading…"));
+  fill($("main"), h("p", { class: "muted" }, "Loading…"));
+  const main = h("div", { class: "view", "data-view": view });
   try {
     const module = await views[view]();
     const shown = await module.show(main, params);
-    if (parseHash().view === view) cleanup = shown ?? null;
-    else shown?.();
+    if (turn !== routes) return shown?.();
+    $("main").replaceChildren(main);
+    cleanup = shown ?? null;
   } catch (error) {
+    if (turn !== routes) return;
     if (error instanceof api.APIError && error.status === 401) {
       session.clear();
       return showSignIn("The server no longer accepts this token: " + error.message);
     }
-    fill(main, h("h2", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, error.message));
+    fill($("main"), h("h2", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, error.message));
   }
 }
 

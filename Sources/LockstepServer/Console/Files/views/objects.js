@@ -29,6 +29,8 @@ export async function show(main, params) {
   // leaves the editor alone (saving sends the edit against the version it was made on, and the
   // server merges it over what came since).
   let editing = () => false;
+  // The ccids this page sent: their change coming back redraws the object, edited or not.
+  const sent = new Set();
   const rowFor = new Map();
 
   async function load(reset) {
@@ -97,7 +99,9 @@ export async function show(main, params) {
       }
       const diff = objectDiff(data, edited);
       if (!Object.keys(diff).length) return fill(message, h("span", { class: "muted" }, "Nothing changed."));
-      await send({ id: key, o: "M", v: diff, sv: version, ccid: api.newChangeID() }, message);
+      const ccid = api.newChangeID();
+      sent.add(ccid);
+      await send({ id: key, o: "M", v: diff, sv: version, ccid }, message);
     });
     remove.addEventListener("click", async () => {
       if (!confirm(`Delete ${key}? A removed object never comes back.`)) return;
@@ -164,7 +168,7 @@ export async function show(main, params) {
         if (change.error || !change.id.startsWith(prefix.value)) continue;
         upsertRow(change.id, change.ev, change.o === "-", true);
         if (change.id !== selected) continue;
-        if (!editing()) showObject(selected);
+        if (!editing() || (change.ccids ?? []).some((ccid) => sent.has(ccid))) showObject(selected);
         else fill(message, h("span", { class: "muted" },
           `Changed elsewhere (now version ${change.ev}). Your edit is kept: saving merges it over that change. `),
           h("button", { type: "button", class: "quiet", onclick: () => showObject(selected) }, "Discard my edit and reload"));
