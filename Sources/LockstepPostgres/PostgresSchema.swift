@@ -207,6 +207,17 @@ enum PostgresSchema {
             )
             """,
         ],
+        // Which node holds a connection of which user, for `user` presence across nodes.
+        [
+            """
+            CREATE TABLE user_presence (
+                node_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                PRIMARY KEY (node_id, user_id)
+            )
+            """,
+            "CREATE INDEX user_presence_by_user ON user_presence (user_id)",
+        ],
     ]
 
     /// Takes the advisory lock that serializes migrations across the nodes of one schema, for

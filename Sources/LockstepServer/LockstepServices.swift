@@ -61,7 +61,8 @@ public struct LockstepServices: Sendable {
             environment: .init(
                 store: store, buckets: buckets,
                 options: { appID, bucket in try await optionsCache.options(appID: appID, bucket: bucket) },
-                clock: clock, logger: logger),
+                clock: clock, logger: logger,
+                orphanSweepInterval: .seconds(max(0.5, limits.heartbeatTimeoutSeconds / 2))),
             connections: connections)
     }
 

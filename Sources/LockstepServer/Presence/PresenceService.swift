@@ -13,8 +13,13 @@ import Synchronization
 ///
 /// A clean close is handled at once; a silent drop as soon as the connection's heartbeat
 /// timeout finds it (``Limits/heartbeatTimeoutSeconds``). Holders are recorded in the store as
-/// ``PresenceClaim``s, so the objects of connections that died with the server are deleted
-/// when it starts again.
+/// ``PresenceClaim``s, so the objects of connections that died with their server are deleted
+/// by a server that lives: every half heartbeat timeout each server looks for the claims of
+/// servers that are gone (another node of a PostgreSQL store, or an earlier run).
+///
+/// `user` presence counts every server's connections: each server records which users it has
+/// connections of (``SyncStore/markUserConnected(_:)``), and a user's objects go when their
+/// last connection to any server closes, or with the last server that had one.
 ///
 /// The service hears connection events synchronously (``ConnectionRegistry/observe(_:)``) and
 /// handles them one at a time, in order, in ``run()``: a claim is always recorded before the
@@ -31,6 +36,8 @@ public final class PresenceService: Service {
         var options: @Sendable (_ appID: String, _ bucket: String) async throws -> BucketOptions
         var clock: ServerClockSource
         var logger: Logger
+        /// How often the claims of servers that are gone are looked for.
+        var orphanSweepInterval: Duration
     }
 
     init(environment: PresenceEnvironment, connections: ConnectionRegistry) {
@@ -44,6 +51,16 @@ public final class PresenceService: Service {
         await removeOrphans()
         for waiter in ready.withLock({ waiters in defer { waiters = nil }; return waiters ?? [] }) { waiter.resume() }
         var book = PresenceBook()
+        // A claim is released only when two sweeps in a row find it orphaned: a node whose
+        // relay is reconnecting (a moment without its listening connection) keeps its objects.
+        let sweeping = Task { [self] in
+            var suspects = Set<PresenceClaim>()
+            while (try? await Task.sleep(for: services.orphanSweepInterval)) != nil {
+                guard let orphans = await orphans() else { continue }
+                await release(orphans.intersection(suspects))
+                suspects = orphans.subtracting(suspects)
+            }
+        }
         await withGracefulShutdownHandler {
             for await event in events {
                 await handle(event, &book)
@@ -51,6 +68,7 @@ public final class PresenceService: Service {
         } onGracefulShutdown: { [input] in
             input.finish()
         }
+        sweeping.cancel()
     }
 
     /// Waits until the orphans of earlier runs are gone (tests; a server answers before then).
@@ -70,7 +88,12 @@ public final class PresenceService: Service {
         case .opened:
             break
         case .authenticated(let connection, let userID):
-            book.connected(connection, userID: userID)
+            guard book.connected(connection, userID: userID) else { return }
+            do {
+                try await services.store.markUserConnected(userID)
+            } catch {
+                services.logger.error("presence: recording that user \(userID) is connected failed: \(error)")
+            }
         case .changeAccepted(let connection, let change, let userID):
             guard change.change.operation == .modify, change.change.sourceVersion == nil else { return }
             let presence: BucketOptions.Presence?
@@ -96,7 +119,12 @@ public final class PresenceService: Service {
             }
         case .closed(let end):
             for holder in book.disconnected(end.connection.id) {
-                await release(book.claims.removeValue(forKey: holder) ?? [])
+                let held = book.claims.removeValue(forKey: holder) ?? []
+                guard case .user(let userID) = holder else {
+                    await release(held)
+                    continue
+                }
+                await userLeft(userID, held)
             }
         case .spaceLeft(let appID, let spaceID, let userID?):
             await release(book.take(in: BucketScope.Owner.space(spaceID).key, appID: appID, heldBy: userID))
@@ -106,13 +134,32 @@ public final class PresenceService: Service {
         }
     }
 
-    private func removeOrphans() async {
+    /// The user's last connection to this server closed: their objects go, unless another
+    /// server has a connection of theirs (that server releases them, with all this one's, when
+    /// the user's last connection to it closes).
+    private func userLeft(_ userID: String, _ held: Set<PresenceClaim>) async {
         do {
-            let orphans = try await services.store.orphanedPresenceClaims()
-            if !orphans.isEmpty { services.logger.info("presence: removing \(orphans.count) objects of connections that ended with an earlier run") }
-            await release(Set(orphans))
+            try await services.store.markUserDisconnected(userID)
+            guard try await !services.store.isUserConnectedElsewhere(userID) else { return }
+            await release(held.union(try await services.store.presenceClaims(heldBy: userID)))
         } catch {
-            services.logger.error("presence: reading the claims of earlier runs failed: \(error)")
+            services.logger.error("presence: releasing the objects of user \(userID) failed: \(error)")
+            await release(held)
+        }
+    }
+
+    private func removeOrphans() async {
+        guard let orphans = await orphans(), !orphans.isEmpty else { return }
+        services.logger.info("presence: removing \(orphans.count) objects of connections whose server is gone")
+        await release(orphans)
+    }
+
+    private func orphans() async -> Set<PresenceClaim>? {
+        do {
+            return Set(try await services.store.orphanedPresenceClaims())
+        } catch {
+            services.logger.error("presence: reading the claims of servers that are gone failed: \(error)")
+            return nil
         }
     }
 
@@ -146,9 +193,10 @@ struct PresenceBook {
     private var usersOfConnection: [SocketConnectionID: Set<String>] = [:]
     private var connectionsOfUser: [String: Set<SocketConnectionID>] = [:]
 
-    mutating func connected(_ connection: SocketConnectionID, userID: String) {
+    /// Records the connection as the user's; whether it is the user's first on this server.
+    mutating func connected(_ connection: SocketConnectionID, userID: String) -> Bool {
         usersOfConnection[connection, default: []].insert(userID)
-        connectionsOfUser[userID, default: []].insert(connection)
+        return connectionsOfUser[userID, default: []].insert(connection).inserted && connectionsOfUser[userID]?.count == 1
     }
 
     /// Takes the claims on the buckets of owner `ownerKey` held by `userID` or by any of

@@ -90,8 +90,18 @@ public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore {
     func insertPresenceClaim(_ claim: PresenceClaim) async throws
     func deletePresenceClaims(_ claims: [PresenceClaim]) async throws
     /// The claims of servers that are gone: earlier runs on this database (SQLite), or nodes
-    /// no longer connected to it (PostgreSQL).
+    /// no longer connected to it (PostgreSQL); but not the claims held by a user who is still
+    /// connected to a server that is not gone (see ``markUserConnected(_:)``).
     func orphanedPresenceClaims() async throws -> [PresenceClaim]
+    /// Records that this server has a connection of the user (once, from their first one):
+    /// `user` presence counts every node's connections.
+    func markUserConnected(_ userID: String) async throws
+    /// Records that this server's last connection of the user closed.
+    func markUserDisconnected(_ userID: String) async throws
+    /// Whether another server that is not gone has a connection of the user.
+    func isUserConnectedElsewhere(_ userID: String) async throws -> Bool
+    /// Every claim held by the user, whichever server recorded it.
+    func presenceClaims(heldBy userID: String) async throws -> [PresenceClaim]
 }
 
 /// One change in an app-wide feed, with the owner whose bucket it changed.

@@ -26,13 +26,16 @@ enum TwoNodes {
     /// deployment's nodes share a volume), runs `body`, and stops them.
     static func with(
         reconnectDelay: Duration = .milliseconds(100), heartbeatTimeout: Duration = .seconds(10),
-        _ body: (TestNode, TestNode) async throws -> Void
+        limits adjust: (inout Limits) -> Void = { _ in }, _ body: (TestNode, TestNode) async throws -> Void
     ) async throws {
         let blobs = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-blobs-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: blobs) }
         try await TestStores.withPostgresSchema { configuration in
-            let one = try await start(configuration, blobs: blobs, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
-            let two = try await start(configuration, blobs: blobs, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
+            var limits = TestServer.testLimits
+            limits.changesLongPollSeconds = 30
+            adjust(&limits)
+            let one = try await start(configuration, limits: limits, blobs: blobs, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
+            let two = try await start(configuration, limits: limits, blobs: blobs, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
             do {
                 try await body(one, two)
             } catch {
@@ -46,11 +49,9 @@ enum TwoNodes {
     }
 
     private static func start(
-        _ configuration: PostgresStore.Configuration, blobs: URL, reconnectDelay: Duration, heartbeatTimeout: Duration
+        _ configuration: PostgresStore.Configuration, limits: Limits, blobs: URL, reconnectDelay: Duration, heartbeatTimeout: Duration
     ) async throws -> TestNode {
         let store = try await PostgresStore.connect(configuration, serverKey: TestStores.serverKey, logger: TestStores.quietLogger)
-        var limits = TestServer.testLimits
-        limits.changesLongPollSeconds = 30
         let server = try await TestServer.start(limits: limits, store: store, blobDirectory: blobs)
         let revocations = Mailbox<Int64>()
         // A quick heartbeat, so that its queries run on the listening connection during the tests.

@@ -28,16 +28,47 @@ extension SQLiteStore {
         }
     }
 
-    /// One process serves an SQLite file, so every run but this one is gone.
+    /// One process serves an SQLite file, so every run but this one is gone, and its users'
+    /// connections with it.
     public func orphanedPresenceClaims() async throws -> [PresenceClaim] {
         try await pool.read { [nodeID] db in
-            try Row.fetchAll(db, sql: "SELECT * FROM presence_claims WHERE node_id <> ?", arguments: [nodeID]).compactMap { row in
-                PresenceClaim.Holder(row["holder"]).map { holder in
-                    PresenceClaim(
-                        nodeID: row["node_id"], holder: holder,
-                        scope: BucketScope(appID: row["app_id"], ownerKey: row["owner"], bucket: row["bucket"]), key: row["key"])
-                }
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM presence_claims WHERE node_id <> ?", arguments: [nodeID]).compactMap(Self.claim)
+        }
+    }
+}
+
+/// `user` presence: one process serves an SQLite file, so no other server is connected.
+extension SQLiteStore {
+    public func markUserConnected(_ userID: String) async throws {
+        try await pool.write { [nodeID] db in
+            // Rows of earlier runs are gone with them.
+            try db.execute(sql: "DELETE FROM user_presence WHERE node_id <> ?", arguments: [nodeID])
+            try db.execute(sql: "INSERT OR IGNORE INTO user_presence (node_id, user_id) VALUES (?, ?)", arguments: [nodeID, userID])
+        }
+    }
+
+    public func markUserDisconnected(_ userID: String) async throws {
+        try await pool.write { [nodeID] db in
+            try db.execute(sql: "DELETE FROM user_presence WHERE node_id = ? AND user_id = ?", arguments: [nodeID, userID])
+        }
+    }
+
+    public func isUserConnectedElsewhere(_ userID: String) async throws -> Bool {
+        false
+    }
+
+    public func presenceClaims(heldBy userID: String) async throws -> [PresenceClaim] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM presence_claims WHERE holder = ?", arguments: [PresenceClaim.Holder.user(userID).description])
+                .compactMap(Self.claim)
+        }
+    }
+
+    static func claim(_ row: Row) -> PresenceClaim? {
+        PresenceClaim.Holder(row["holder"]).map { holder in
+            PresenceClaim(
+                nodeID: row["node_id"], holder: holder, scope: BucketScope(appID: row["app_id"], ownerKey: row["owner"], bucket: row["bucket"]),
+                key: row["key"])
         }
     }
 }
