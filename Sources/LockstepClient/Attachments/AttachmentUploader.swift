@@ -67,6 +67,7 @@ struct AttachmentUploader: Sendable {
             guard replica.blobFiles.exists(upload.sha256) else { throw AttachmentError.missingLocalFile(sha256: upload.sha256) }
             var (location, offset) = try await resume(upload)
             var restarts = upload.restarts
+            var conflicts = 0
             while offset < attachment.size {
                 try Task.checkCancellation()
                 if try await mustYield(upload) {
@@ -81,8 +82,13 @@ struct AttachmentUploader: Sendable {
                 switch try await api.patch(location, offset: offset, bytes: bytes) {
                 case .offset(let now):
                     offset = now
+                    conflicts = 0
                 case .conflict:
-                    // Another run (a process killed mid-chunk) left the server elsewhere: ask.
+                    // The server stands elsewhere, or still writes the chunk of a run that was
+                    // killed (its connection not yet seen closed): wait a little, more each time,
+                    // and ask where it stands.
+                    conflicts += 1
+                    try await Task.sleep(for: .milliseconds(min(2000, 25 << min(conflicts, 7))))
                     if let now = try await api.offset(at: location) { offset = now } else { (location, offset) = try await api.create(attachment) }
                 case .hashMismatch(let message):
                     // The server discarded what it had. Either the device's copy changed since it

@@ -39,7 +39,7 @@ struct BlobAPI: Sendable {
                 throw LockstepClientError.protocolViolation("an upload created without Location or Upload-Offset")
             }
             return (resolve(location), offset)
-        case 400, 403, 413: throw AttachmentError.refused(status: status, message: body)
+        case 400, 403, 413, 415: throw AttachmentError.refused(status: status, message: body)
         default: throw ServerAPI.HTTPFailure(status: status, body: body)
         }
     }
@@ -74,7 +74,7 @@ struct BlobAPI: Sendable {
         case 409: return .conflict
         case 460: return .hashMismatch(body)
         case 404, 410: return .conflict
-        case 400, 403, 413: throw AttachmentError.refused(status: status, message: body)
+        case 400, 403, 413, 415: throw AttachmentError.refused(status: status, message: body)
         default: throw ServerAPI.HTTPFailure(status: status, body: body)
         }
     }
