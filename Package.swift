@@ -66,6 +66,8 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ],
+            // The console's static files, copied beside every binary (see ConsoleFiles).
+            resources: [.copy("Console/Files")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -193,6 +193,20 @@ enum PostgresSchema {
             """,
             "CREATE INDEX space_invitations_by_email ON space_invitations (app_id, canonical_email)",
         ],
+        // Which objects referred to which blob, up to which version (see SQLiteSchema's "v6").
+        [
+            """
+            CREATE TABLE blob_references (
+                app_id TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                key TEXT NOT NULL,
+                last_version BIGINT NOT NULL,
+                PRIMARY KEY (app_id, hash, owner, bucket, key)
+            )
+            """,
+        ],
     ]
 
     /// Takes the advisory lock that serializes migrations across the nodes of one schema, for

@@ -66,6 +66,29 @@ extension PostgresStore {
                 """)
         }
 
+        let references = writes.accepted.flatMap { accepted in
+            accepted.blobs.map { hash -> JSONValue in
+                [
+                    "app_id": .string(accepted.scope.appID), "hash": .string(hash.hex), "owner": .string(accepted.scope.ownerKey),
+                    "bucket": .string(accepted.scope.bucket), "key": .string(accepted.change.key),
+                    "last_version": .integer(Int64(accepted.change.endVersion)),
+                ]
+            }
+        }
+        if !references.isEmpty {
+            // One row per object and blob: a group may name the same pair twice, which one
+            // INSERT … ON CONFLICT may not update twice, so the group's latest goes in.
+            try await Self.rows(connection, logger, """
+                INSERT INTO blob_references (app_id, hash, owner, bucket, key, last_version)
+                SELECT app_id, hash, owner, bucket, key, max(last_version)
+                FROM json_to_recordset(\(JSONValue.array(references).description)::json)
+                    AS x(app_id text, hash text, owner text, bucket text, key text, last_version bigint)
+                GROUP BY app_id, hash, owner, bucket, key
+                ON CONFLICT (app_id, hash, owner, bucket, key)
+                    DO UPDATE SET last_version = greatest(blob_references.last_version, excluded.last_version)
+                """)
+        }
+
         let objects = JSONValue.array(writes.objects.map { address, object in
             [
                 "app_id": .string(address.scope.appID), "owner": .string(address.scope.ownerKey), "bucket": .string(address.scope.bucket),

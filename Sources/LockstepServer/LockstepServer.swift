@@ -1,6 +1,7 @@
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import ServiceLifecycle
 public import Logging
 public import NIOCore
 
@@ -27,6 +28,9 @@ public enum LockstepServer {
         PeerKeyRoutes(services: services).add(to: router)
         ReleaseRoutes(services: services).add(to: router)
         SpaceRoutes(services: services).add(to: router)
+        BlobRoutes(services: services).add(to: router)
+        AdminRoutes(services: services).add(to: router)
+        ConsoleRoutes(files: .shared).add(to: router)
         return router
     }
 
@@ -47,11 +51,15 @@ public enum LockstepServer {
                     configuration: .init(ws: SocketRoutes.configuration(limits: limits))),
                 connections: connections, limits: limits)
         }
+        var background: [any Service] = [services.presence, services.pruner, services.tokenWatch]
+        if let blobs = services.blobs {
+            background.append(BlobCollector(blobs: blobs, limits: limits, clock: services.clock, logger: services.logger))
+        }
         return Application(
             router: router(services: services),
             server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "Lockstep"),
-            services: [services.presence, services.pruner, services.tokenWatch],
+            services: background,
             onServerRunning: onServerRunning,
             logger: services.logger)
     }

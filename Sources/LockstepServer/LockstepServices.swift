@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import LockstepCore
 public import Logging
 
@@ -24,6 +24,8 @@ public struct LockstepServices: Sendable {
     public let spaces: SpaceService
     /// The channels open on spaces' buckets, which end when their member loses the space.
     public let spaceChannels: SpaceChannels
+    /// Blobs (attachments), kept under a directory; `nil` when the server was given none.
+    public let blobs: BlobService?
     /// The timed store, when the server was given a store configuration.
     public var releases: ReleaseService?
     /// The proxies whose `X-Forwarded-For` names the caller; none by default.
@@ -31,7 +33,9 @@ public struct LockstepServices: Sendable {
     /// Who may read `GET /metrics`, and where.
     public var metrics = MetricsAccess()
 
-    public init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger) {
+    /// - Parameter blobDirectory: where blobs are kept (every node of a PostgreSQL deployment
+    ///   must see the same directory); `nil` keeps none, and refuses every reference to one.
+    public init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger, blobDirectory: URL? = nil) {
         self.store = store
         self.limits = limits
         self.clock = clock
@@ -48,7 +52,9 @@ public struct LockstepServices: Sendable {
         let spaceChannels = SpaceChannels()
         self.spaceChannels = spaceChannels
         self.spaces = SpaceService(store: store, channels: spaceChannels, connections: connections, now: { clock.now() })
-        let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, logger: logger)
+        let blobs = blobDirectory.map { BlobService(directory: BlobDirectory(root: $0), store: store, limits: limits) }
+        self.blobs = blobs
+        let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, blobs: blobs, logger: logger)
         self.buckets = buckets
         self.pruner = HistoryPruner(store: store, limits: limits, clock: clock, logger: logger)
         self.presence = PresenceService(

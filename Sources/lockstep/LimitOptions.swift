@@ -64,6 +64,15 @@ struct LimitOptions: ParsableArguments {
     @Option(name: .customLong("password-hash-cost"), help: "scrypt cost N for password hashes (a power of two).")
     var passwordHashCost: Int?
 
+    @Option(name: .customLong("max-blob-bytes"), help: "Largest blob (attachment) a user may upload (default 4 GiB).")
+    var maximumBlobBytes: Int64?
+    @Option(name: .customLong("blob-quota-bytes"), help: "Bytes of blobs one user may upload, finished and under way; 0: no quota (default 10 GiB).")
+    var blobQuotaBytesPerUser: Int64?
+    @Option(name: .customLong("blob-grace-seconds"), help: "How long a blob nothing refers to, or an abandoned upload, is kept (default 86400).")
+    var blobGracePeriodSeconds: Double?
+    @Option(name: .customLong("blob-collection-seconds"), help: "How often blobs nothing refers to are deleted; 0 never (default 3600).")
+    var blobCollectionIntervalSeconds: Double?
+
     func resolved() throws -> Limits {
         var limits = Limits()
         func pick<T: LosslessStringConvertible>(_ option: T?, _ variable: String) throws -> T? {
@@ -116,6 +125,10 @@ struct LimitOptions: ParsableArguments {
             guard value > 1, value & (value - 1) == 0 else { throw ValidationError("the password hash cost must be a power of two") }
             limits.passwordHashCost = value
         }
+        if let value = try pick(maximumBlobBytes, "LOCKSTEP_MAX_BLOB_BYTES") { limits.maximumBlobBytes = value }
+        if let value = try pick(blobQuotaBytesPerUser, "LOCKSTEP_BLOB_QUOTA_BYTES") { limits.blobQuotaBytesPerUser = value }
+        if let value = try pick(blobGracePeriodSeconds, "LOCKSTEP_BLOB_GRACE_SECONDS") { limits.blobGracePeriodSeconds = value }
+        if let value = try pick(blobCollectionIntervalSeconds, "LOCKSTEP_BLOB_COLLECTION_SECONDS") { limits.blobCollectionIntervalSeconds = value }
         return limits
     }
 }

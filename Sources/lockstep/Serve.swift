@@ -53,7 +53,9 @@ struct Serve: AsyncParsableCommand {
         let metricsListener = try network.metricsListener()
         let directoryLock = try storage.lockDataDirectory()
         let store = try await storage.openStore()
-        var services = LockstepServices(store: store, limits: resolvedLimits, clock: clock, logger: logger)
+        let blobDirectory = storage.resolvedBlobDirectory
+        try PrivateFiles.createDirectory(blobDirectory.path)
+        var services = LockstepServices(store: store, limits: resolvedLimits, clock: clock, logger: logger, blobDirectory: blobDirectory)
         services.releases = releases
         services.trustedProxies = trustedProxies
         services.metrics = MetricsAccess(bearerToken: network.metricsBearerToken, onMainListener: metricsListener == nil)

@@ -20,6 +20,15 @@ struct StorageOptions: ParsableArguments {
             valueName: "file"))
     var serverKeyFile: String?
 
+    @Option(
+        name: .customLong("blob-dir"),
+        help: "Directory of blobs (attachments); with PostgreSQL, one directory every node shares. Default: <data-dir>/blobs (env LOCKSTEP_BLOB_DIR).")
+    var blobDirectory: String?
+
+    var resolvedBlobDirectory: URL {
+        URL(fileURLWithPath: blobDirectory ?? ProcessInfo.processInfo.environment["LOCKSTEP_BLOB_DIR"] ?? resolvedDataDirectory + "/blobs")
+    }
+
     var resolvedDataDirectory: String {
         dataDirectory ?? ProcessInfo.processInfo.environment["LOCKSTEP_DATA_DIR"] ?? "./lockstep-data"
     }

@@ -12,27 +12,33 @@ public struct BucketService: Sendable {
     private let writer: ChangeWriter
     private let logger: Logger
 
-    public init(store: any SyncStore, hub: ChangeHub, limits: Limits, clock: ServerClockSource, logger: Logger) {
+    /// - Parameter blobs: who may refer to which blob (``BlobService``; `nil`: no blob may be
+    ///   referred to by a new reference, the server keeps none).
+    public init(store: any SyncStore, hub: ChangeHub, limits: Limits, clock: ServerClockSource, blobs: BlobService?, logger: Logger) {
         self.store = store
         self.hub = hub
         self.logger = logger
-        self.writer = ChangeWriter(store: store, limits: limits, clock: clock) { events in
+        let checker: any BlobReferenceChecking = blobs ?? NoBlobs()
+        self.writer = ChangeWriter(store: store, limits: limits, clock: clock, blobs: checker) { events in
             for event in events { hub.publish(event) }
         }
     }
 
-    /// Applies one change, or throws the ``ChangeRejection`` that says why not.
+    /// Applies one change by `author`, or throws the ``ChangeRejection`` that says why not.
     @discardableResult
-    public func apply(_ change: IncomingChange, to scope: BucketScope) async throws -> ChangeEvent {
+    public func apply(_ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor) async throws -> ChangeEvent {
         try await withCheckedThrowingContinuation { answer in
-            submit(change, to: scope) { answer.resume(with: $0) }
+            submit(change, to: scope, by: author) { answer.resume(with: $0) }
         }
     }
 
     /// Queues one change and returns at once; `completion` hears the event it became, or why
     /// it was refused, once its group is durable. Completions come in the order changes were
     /// submitted: a connection pipelines its changes through this.
-    func submit(_ change: IncomingChange, to scope: BucketScope, then completion: @escaping @Sendable (Result<ChangeEvent, any Error>) -> Void) {
+    func submit(
+        _ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor,
+        then completion: @escaping @Sendable (Result<ChangeEvent, any Error>) -> Void
+    ) {
         guard EntityName.isValid(change.key) else {
             return completion(.failure(ChangeRejection(.badRequest, "\"\(change.key)\" is not a valid object id: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")))
         }
@@ -40,7 +46,7 @@ public struct BucketService: Sendable {
             return completion(.failure(ChangeRejection(.badRequest, "a change needs a ccid of 1 to 256 characters, none of them NUL")))
         }
         let logger = logger
-        writer.enqueue(ChangeRequest(scope: scope, change: change)) { result in
+        writer.enqueue(ChangeRequest(scope: scope, change: change, author: author)) { result in
             completion(result.flatMap { outcome in
                 switch outcome {
                 case .committed(let event):

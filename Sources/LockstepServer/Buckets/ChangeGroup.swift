@@ -4,10 +4,12 @@ import LockstepCore
 public struct ChangeRequest: Sendable {
     public var scope: BucketScope
     public var change: IncomingChange
+    public var author: ChangeAuthor
 
-    public init(scope: BucketScope, change: IncomingChange) {
+    public init(scope: BucketScope, change: IncomingChange, author: ChangeAuthor = .trusted) {
         self.scope = scope
         self.change = change
+        self.author = author
     }
 }
 
@@ -31,10 +33,18 @@ public struct ChangeGroup: Sendable {
     /// change, so that history is pruned by age.
     public var time: Int64
     package var planner: ChangePlanner
+    /// Asked before a change adds a reference to a blob; `nil` lets every reference through
+    /// (stores' own tests and benchmarks, which hold no blobs).
+    package var blobs: (any BlobReferenceChecking)?
 
-    public init(requests: [ChangeRequest], time: Int64, limits: Limits) {
+    package init(requests: [ChangeRequest], time: Int64, limits: Limits, blobs: (any BlobReferenceChecking)?) {
         self.requests = requests
         self.time = time
         self.planner = ChangePlanner(limits: limits)
+        self.blobs = blobs
+    }
+
+    public init(requests: [ChangeRequest], time: Int64, limits: Limits) {
+        self.init(requests: requests, time: time, limits: limits, blobs: nil)
     }
 }

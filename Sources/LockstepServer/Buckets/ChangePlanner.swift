@@ -1,4 +1,4 @@
-import LockstepCore
+package import LockstepCore
 
 /// Decides what one change does to one object, by the merge rules.
 ///
@@ -28,6 +28,21 @@ package struct ChangePlanner: Sendable {
     package struct Plan: Sendable {
         package var object: StoredObject
         package var change: ChangeRecord
+        /// The blobs the object refers to after the change.
+        package var blobs: [BlobHash] = []
+    }
+
+    /// Who may add references to which blobs, for one change (see ``BlobReferenceChecking``).
+    package struct References {
+        package var checker: any BlobReferenceChecking
+        package var appID: String
+        package var author: ChangeAuthor
+
+        package init(checker: any BlobReferenceChecking, appID: String, author: ChangeAuthor) {
+            self.checker = checker
+            self.appID = appID
+            self.author = author
+        }
     }
 
     /// The version whose data and later changes planning `change` needs: its source version,
@@ -43,7 +58,9 @@ package struct ChangePlanner: Sendable {
     /// Plans `change` against `current` (`nil`: no such object yet). `history`, when the change
     /// needs one (``historyNeeded(for:current:)``), must reach from the source version to the
     /// current one; `nil` means that part of the object's history is no longer retained.
-    package func plan(_ change: IncomingChange, current: StoredObject?, history: ObjectTimeline?) throws(ChangeRejection) -> Plan {
+    package func plan(_ change: IncomingChange, current: StoredObject?, history: ObjectTimeline?, references: References? = nil)
+        throws(ChangeRejection) -> Plan
+    {
         if let current, current.isDeleted {
             if case .remove = change.operation {
                 throw ChangeRejection(.notFound, "object \(change.key) was already removed")
@@ -55,15 +72,16 @@ package struct ChangePlanner: Sendable {
             guard let current else { throw ChangeRejection(.notFound, "object \(change.key) does not exist") }
             return plan(change, current: current, data: [:], diff: nil, intent: nil, isDeleted: true, stamps: current.memberStamps)
         case .modify(let diff, let wholeObject):
-            return try planEdit(ObjectEdit(diff: diff, wholeObject: wholeObject, current: current?.data, key: change.key), change, current, history)
+            return try planEdit(
+                ObjectEdit(diff: diff, wholeObject: wholeObject, current: current?.data, key: change.key), change, current, history, references)
         case .merge(let members):
-            return try planEdit(.members(members), change, current, history)
+            return try planEdit(.members(members), change, current, history, references)
         }
     }
 
-    private func planEdit(_ edit: ObjectEdit, _ change: IncomingChange, _ current: StoredObject?, _ history: ObjectTimeline?)
-        throws(ChangeRejection) -> Plan
-    {
+    private func planEdit(
+        _ edit: ObjectEdit, _ change: IncomingChange, _ current: StoredObject?, _ history: ObjectTimeline?, _ references: References?
+    ) throws(ChangeRejection) -> Plan {
         let currentVersion = current?.version ?? 0
         if current == nil, let sourceVersion = change.sourceVersion, sourceVersion > 0 {
             throw ChangeRejection(.notFound, "object \(change.key) does not exist, so version \(sourceVersion) cannot be the base")
@@ -75,6 +93,7 @@ package struct ChangePlanner: Sendable {
         let currentData = current?.data ?? [:]
         var intent: ObjectDiff
         var mergedWithoutBase = false
+        var baseData: JSONObject?
         do {
             if sourceVersion == currentVersion {
                 intent = edit.diff(against: currentData)
@@ -82,6 +101,7 @@ package struct ChangePlanner: Sendable {
             } else if let history, history.reaches(sourceVersion), history.latestVersion == currentVersion,
                 let base = try history.data(at: sourceVersion)
             {
+                baseData = base
                 let diff = edit.diff(against: base)
                 _ = try diff.apply(to: base)
                 intent = try MergeRules.rebase(
@@ -114,15 +134,34 @@ package struct ChangePlanner: Sendable {
         guard size <= limits.maximumObjectBytes else {
             throw ChangeRejection(.tooLarge, "object \(change.key) would be \(size) bytes; the limit is \(limits.maximumObjectBytes)")
         }
+        let blobs = BlobReference.hashes(in: data)
+        if let references, !blobs.isEmpty {
+            try check(blobs, of: change.key, against: [currentData, baseData ?? [:]], references)
+        }
         // What goes out must apply on every client, so increments and list diffs travel as the
         // equivalent replace and text operations; the record keeps what they meant.
         let wire = intent.isPortable ? intent : ObjectDiff(from: currentData, to: data)
         var stamps = current?.memberStamps ?? [:]
         for name in intent.operations.keys { stamps[name] = change.stamp }
         stamps = stamps.filter { data[$0.key] != nil }
-        return plan(
+        var plan = plan(
             change, current: current, data: data, diff: wire, intent: wire == intent ? nil : intent, isDeleted: false, stamps: stamps,
             mergedWithoutBase: mergedWithoutBase)
+        plan.blobs = blobs.sorted()
+        return plan
+    }
+
+    /// Refuses a change that adds a reference (one that neither the current data nor the
+    /// change's base had) to a blob its author may not refer to.
+    private func check(_ blobs: Set<BlobHash>, of key: String, against earlier: [JSONObject], _ references: References) throws(ChangeRejection) {
+        let known = earlier.reduce(into: Set<BlobHash>()) { $0.formUnion(BlobReference.hashes(in: $1)) }
+        for hash in blobs.subtracting(known).sorted()
+        where !references.checker.mayRefer(to: hash, appID: references.appID, author: references.author) {
+            throw ChangeRejection(
+                .blobUnavailable,
+                "object \(key) would refer to blob \(hash), which you have not uploaded in full: upload it (tus 1.0 at "
+                    + "/1/\(references.appID)/__blobs__) before a change refers to it")
+        }
     }
 
     private func plan(

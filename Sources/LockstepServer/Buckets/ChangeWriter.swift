@@ -12,6 +12,7 @@ final class ChangeWriter: Sendable {
     private let store: any SyncStore
     private let limits: Limits
     private let clock: ServerClockSource
+    private let blobs: any BlobReferenceChecking
     /// Announces a committed group's changes, in commit order, before any is answered.
     private let publish: @Sendable ([ChangeEvent]) -> Void
     private let state = Mutex(State())
@@ -29,10 +30,14 @@ final class ChangeWriter: Sendable {
         var completion: Completion
     }
 
-    init(store: any SyncStore, limits: Limits, clock: ServerClockSource, publish: @escaping @Sendable ([ChangeEvent]) -> Void) {
+    init(
+        store: any SyncStore, limits: Limits, clock: ServerClockSource, blobs: any BlobReferenceChecking,
+        publish: @escaping @Sendable ([ChangeEvent]) -> Void
+    ) {
         self.store = store
         self.limits = limits
         self.clock = clock
+        self.blobs = blobs
         self.publish = publish
     }
 
@@ -78,7 +83,7 @@ final class ChangeWriter: Sendable {
     private func write(_ group: [Pending]) async {
         let outcomes: [ChangeOutcome]
         do {
-            outcomes = try await store.commit(ChangeGroup(requests: group.map(\.request), time: clock.now(), limits: limits))
+            outcomes = try await store.commit(ChangeGroup(requests: group.map(\.request), time: clock.now(), limits: limits, blobs: blobs))
         } catch {
             guard group.count > 1 else { return group[0].completion(.failure(error)) }
             // The transaction failed as a whole (nothing of it is stored): commit each change

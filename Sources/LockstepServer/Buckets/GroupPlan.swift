@@ -67,7 +67,9 @@ package struct GroupPlan {
         }
         let plan: ChangePlanner.Plan
         do {
-            plan = try group.planner.plan(change, current: state.current, history: history)
+            plan = try group.planner.plan(
+                change, current: state.current, history: history,
+                references: group.blobs.map { .init(checker: $0, appID: scope.appID, author: request.author) })
         } catch {
             objects[address] = state
             return .rejected(error)
@@ -92,7 +94,8 @@ package struct GroupPlan {
         writes.feeds[scope] = feed
         writes.accepted.append(GroupWrites.Accepted(
             scope: scope, change: record, appSequence: appSequence,
-            keepsSnapshot: !object.isDeleted && object.version % group.planner.limits.snapshotInterval == 0, data: object.data))
+            keepsSnapshot: !object.isDeleted && object.version % group.planner.limits.snapshotInterval == 0, data: object.data,
+            blobs: plan.blobs))
         return .committed(ChangeEvent(scope: scope, change: record, version: ChangeVersion(epoch: feed.epoch, sequence: feed.sequence)))
     }
 

@@ -45,6 +45,8 @@ public struct ChangeRejection: Error, Sendable, Equatable, CustomStringConvertib
         case removed = 410
         case emptyChange = 412
         case tooLarge = 413
+        /// The change would add a reference to a blob its author has not uploaded in full.
+        case blobUnavailable = 424
         case invalidDiff = 440
     }
 

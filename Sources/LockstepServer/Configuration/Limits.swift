@@ -94,5 +94,18 @@ public struct Limits: Sendable, Equatable {
     /// scrypt's cost parameter N for password hashes (a power of two).
     public var passwordHashCost = 1 << 15
 
+    /// The largest blob (attachment) a user may upload; a larger upload is refused (413) before
+    /// a byte of it is read.
+    public var maximumBlobBytes: Int64 = 4 << 30
+    /// The bytes of blobs one user may have uploaded (finished, and declared by uploads under
+    /// way); past it an upload is refused (413). 0 turns it off.
+    public var blobQuotaBytesPerUser: Int64 = 10 << 30
+    /// How long a blob that nothing refers to is kept after it was last used (uploaded or
+    /// referred to), and an upload nothing was written to: long enough for the change that
+    /// refers to a new photo to follow its upload from a device with a poor link.
+    public var blobGracePeriodSeconds = 24.0 * 3600
+    /// How often blobs that nothing refers to are looked for and deleted; 0 never.
+    public var blobCollectionIntervalSeconds = 3600.0
+
     public init() {}
 }

@@ -77,7 +77,7 @@ struct FeedRoutes<Context: RequestContext> {
             for message in messages {
                 do {
                     let change = try ChangeMessage.parse(message, clientID: clientID)
-                    results.append(try await services.buckets.apply(change, to: scope).wireJSON(extensions: request.flag("lockstep")))
+                    results.append(try await services.buckets.apply(change, to: scope, by: identity.author).wireJSON(extensions: request.flag("lockstep")))
                 } catch let rejection as ChangeRejection {
                     results.append(ChangeMessage.rejection(
                         rejection, key: message["id"]?.stringValue ?? "", changeID: message["ccid"]?.stringValue ?? "",

@@ -48,7 +48,7 @@ struct ObjectRoutes<Context: RequestContext> {
                 key: key, changeID: request.query("ccid") ?? Secrets.randomHex(), clientID: request.query("clientid") ?? "http",
                 operation: request.flag("replace") ? .modify(diff: nil, fullData: body) : .merge(body),
                 sourceVersion: version, editTime: nil)
-            let event = try await services.buckets.apply(change, to: scope)
+            let event = try await services.buckets.apply(change, to: scope, by: identity.author)
             let headers: HTTPFields = [.simperiumVersion: String(event.change.endVersion)]
             guard request.flag("response") else { return .empty(headers: headers) }
             let object = try await services.store.objectData(scope, key: key, version: event.change.endVersion) ?? [:]
@@ -66,7 +66,7 @@ struct ObjectRoutes<Context: RequestContext> {
             let change = IncomingChange(
                 key: key, changeID: request.query("ccid") ?? Secrets.randomHex(), clientID: request.query("clientid") ?? "http",
                 operation: .remove, sourceVersion: version, editTime: nil)
-            let event = try await services.buckets.apply(change, to: scope)
+            let event = try await services.buckets.apply(change, to: scope, by: identity.author)
             return .empty(headers: [.simperiumVersion: String(event.change.endVersion)])
         }
     }

@@ -30,7 +30,7 @@ extension SocketDispatcher {
         let connection = connection
         let services = services
         await connection.pipeline.reserve()
-        services.buckets.submit(change, to: scope) { result in
+        services.buckets.submit(change, to: scope, by: session.identity.author) { result in
             connection.pipeline.release()
             switch result {
             case .success(let event):

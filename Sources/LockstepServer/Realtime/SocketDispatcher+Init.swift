@@ -45,7 +45,10 @@ extension SocketDispatcher {
         // A space's channel is claimed before its member's role is read, for the same reason.
         var spaceClaim: SpaceChannels.Claim?
         do {
-            identity = try await services.accounts.authenticate(appID: connection.info.appID, token: token)
+            // The admin token may name a user whose buckets it opens (as X-Simperium-User does over
+            // HTTP): the console follows a user's bucket so. Other tokens' "user" is ignored.
+            identity = try await services.accounts.authenticate(
+                appID: connection.info.appID, token: token, actingUserID: fields["user"]?.stringValue)
             if let name = SpaceBucketName(bucket) {
                 spaceClaim = services.spaceChannels.claim(appID: identity.appID, space: name.space, userID: identity.userID)
             }
@@ -79,7 +82,9 @@ extension SocketDispatcher {
         }
         channels[number] = session
         connection.channelAuthorized(identity)
-        if let userID = identity.userID { services.connections.authenticated(connection.info.id, userID: userID) }
+        // The admin watching a user's bucket is not that user's connection: it keeps none of
+        // their `user` presence alive.
+        if let userID = identity.userID, !identity.isAdmin { services.connections.authenticated(connection.info.id, userID: userID) }
         // Usernames never parse as JSON (AccountService refuses such names), so clients cannot
         // mistake this for an error.
         send(SocketReply.channel(number, "auth", session.identity.username ?? session.identity.userID ?? "admin"))

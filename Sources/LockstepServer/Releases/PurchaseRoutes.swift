@@ -55,7 +55,7 @@ struct PurchaseRoutes<Context: RequestContext> {
                 key: wanted.id, changeID: "purchase-" + wanted.id, clientID: "lockstep-store",
                 operation: .modify(diff: nil, fullData: record), sourceVersion: nil, editTime: releases.now())
             do {
-                try await services.buckets.apply(change, to: scope)
+                try await services.buckets.apply(change, to: scope, by: .trusted)
             } catch let rejection as ChangeRejection where rejection.reason == .duplicate || rejection.reason == .emptyChange {
                 // Another request with the same id got there first: its change is found by its
                 // id, or, when it landed between the two reads of the bucket service, the

@@ -54,6 +54,9 @@ package struct GroupWrites: Sendable {
         package var keepsSnapshot: Bool
         /// The object's data at this version (for the snapshot).
         package var data: JSONObject
+        /// The blobs this version refers to: the store records that the object referred to
+        /// each, as of this version (see ``BlobReferenceRecord``).
+        package var blobs: [BlobHash]
     }
 
     package var accepted: [Accepted] = []

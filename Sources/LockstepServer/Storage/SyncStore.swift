@@ -7,8 +7,10 @@ public import LockstepCore
 /// share one database. Both run the same test suite. Stores hold no merge logic: a group of
 /// changes is planned by ``GroupPlan`` (the merge rules, in order) inside the store's write
 /// transaction, reading through ``GroupReads``, so the plan and the commit see one state on
-/// one node or several. Spaces and their members are kept by the same store (``SpaceStore``).
-public protocol SyncStore: SpaceStore {
+/// one node or several. Spaces and their members are kept by the same store (``SpaceStore``),
+/// the records of objects referring to blobs (``BlobReferenceStore``), and what the console
+/// reads (``ConsoleStore``).
+public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore {
     // MARK: Accounts
 
     func insertApp(_ app: AppRecord) async throws

@@ -63,7 +63,7 @@ struct ClientBenchmark: AsyncParsableCommand {
                                 key: "item-\(index)", changeID: "seed-\(index)", clientID: "bench",
                                 operation: .modify(diff: ObjectDiff(from: [:], to: data), fullData: nil), sourceVersion: nil,
                                 editTime: nil),
-                            to: scope)
+                            to: scope, by: .trusted)
                     }
                 }
             }

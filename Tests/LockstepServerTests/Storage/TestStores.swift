@@ -123,9 +123,11 @@ enum TestStoreError: Error {
 extension TestServer {
     /// Runs `body` against a real server on a store of `kind` (a new PostgreSQL schema, or a
     /// SQLite file), stopping it afterwards.
-    static func with<T>(_ kind: StoreKind, limits: Limits = testLimits, _ body: (TestServer) async throws -> T) async throws -> T {
+    static func with<T>(
+        _ kind: StoreKind, limits: Limits = testLimits, blobDirectory: URL? = nil, _ body: (TestServer) async throws -> T
+    ) async throws -> T {
         try await TestStores.with(kind) { store in
-            let server = try await TestServer.start(limits: limits, store: store)
+            let server = try await TestServer.start(limits: limits, store: store, blobDirectory: blobDirectory)
             do {
                 let result = try await body(server)
                 await server.stop()

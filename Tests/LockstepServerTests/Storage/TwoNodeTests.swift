@@ -79,7 +79,7 @@ struct TwoNodeTests {
             try await TwoNodes.terminateRelayConnection(of: two)
             try await one.server.services.buckets.apply(
                 IncomingChange(key: "n1", changeID: "missed", clientID: "test", operation: .merge(["title": "missed"]), sourceVersion: nil, editTime: nil),
-                to: scope)
+                to: scope, by: .trusted)
             #expect(two.relay.generation == 1, "node 2 listened again before the write: the catch-up was not exercised")
 
             let event = try #require(await first(of: events, within: .seconds(15)))

@@ -22,14 +22,17 @@ struct TestNode: Sendable {
 }
 
 enum TwoNodes {
-    /// Starts two nodes on a fresh schema of the test database, runs `body`, and stops them.
+    /// Starts two nodes on a fresh schema of the test database, sharing one blob directory (as a
+    /// deployment's nodes share a volume), runs `body`, and stops them.
     static func with(
         reconnectDelay: Duration = .milliseconds(100), heartbeatTimeout: Duration = .seconds(10),
         _ body: (TestNode, TestNode) async throws -> Void
     ) async throws {
+        let blobs = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-blobs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: blobs) }
         try await TestStores.withPostgresSchema { configuration in
-            let one = try await start(configuration, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
-            let two = try await start(configuration, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
+            let one = try await start(configuration, blobs: blobs, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
+            let two = try await start(configuration, blobs: blobs, reconnectDelay: reconnectDelay, heartbeatTimeout: heartbeatTimeout)
             do {
                 try await body(one, two)
             } catch {
@@ -43,12 +46,12 @@ enum TwoNodes {
     }
 
     private static func start(
-        _ configuration: PostgresStore.Configuration, reconnectDelay: Duration, heartbeatTimeout: Duration
+        _ configuration: PostgresStore.Configuration, blobs: URL, reconnectDelay: Duration, heartbeatTimeout: Duration
     ) async throws -> TestNode {
         let store = try await PostgresStore.connect(configuration, serverKey: TestStores.serverKey, logger: TestStores.quietLogger)
         var limits = TestServer.testLimits
         limits.changesLongPollSeconds = 30
-        let server = try await TestServer.start(limits: limits, store: store)
+        let server = try await TestServer.start(limits: limits, store: store, blobDirectory: blobs)
         let revocations = Mailbox<Int64>()
         // A quick heartbeat, so that its queries run on the listening connection during the tests.
         let relay = PostgresChangeRelay(

@@ -35,7 +35,7 @@ struct TestServer: Sendable {
     /// (trusted proxies, metrics access) before it listens.
     static func start(
         limits: Limits = testLimits, clockOffsetNanoseconds: Int64 = 0, store: (any SyncStore)? = nil, logger: Logger? = nil,
-        releases: ReleaseService? = nil, configure: (inout LockstepServices) -> Void = { _ in }
+        releases: ReleaseService? = nil, blobDirectory: URL? = nil, configure: (inout LockstepServices) -> Void = { _ in }
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -46,7 +46,8 @@ struct TestServer: Sendable {
             return logger
         }()
         var services = LockstepServices(
-            store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffsetNanoseconds), logger: logger)
+            store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffsetNanoseconds), logger: logger,
+            blobDirectory: blobDirectory ?? directory.appendingPathComponent("blobs"))
         services.releases = releases
         configure(&services)
         let app = try await services.accounts.createApp(name: "test")
@@ -91,7 +92,7 @@ struct TestServer: Sendable {
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let bytes = rawBody ?? body?.jsonBytes {
             request.body = .bytes(ByteBuffer(bytes: bytes))
-            request.headers.add(name: "Content-Type", value: "application/json")
+            if !request.headers.contains(name: "Content-Type") { request.headers.add(name: "Content-Type", value: "application/json") }
         }
         let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
@@ -108,9 +109,12 @@ struct UserSession: Sendable {
     let userID: String
     let token: String
 
-    func request(_ method: String, _ path: String, body: JSONValue? = nil, rawBody: [UInt8]? = nil) async throws -> TestResponse {
+    func request(
+        _ method: String, _ path: String, headers: [String: String] = [:], body: JSONValue? = nil, rawBody: [UInt8]? = nil
+    ) async throws -> TestResponse {
         try await server.request(
-            method, "/1/\(server.appID)/\(path)", headers: ["X-Simperium-Token": token], body: body, rawBody: rawBody)
+            method, "/1/\(server.appID)/\(path)", headers: headers.merging(["X-Simperium-Token": token]) { $1 }, body: body,
+            rawBody: rawBody)
     }
 }
 

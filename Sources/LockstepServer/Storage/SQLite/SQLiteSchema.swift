@@ -168,6 +168,20 @@ enum SQLiteSchema {
                 CREATE INDEX space_invitations_by_email ON space_invitations (app_id, canonical_email);
                 """)
         }
+        migrator.registerMigration("v6: blob references") { db in
+            // Which objects referred to which blob, up to which version (BlobReferenceRecord).
+            try db.execute(sql: """
+                CREATE TABLE blob_references (
+                    app_id TEXT NOT NULL,
+                    hash TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    bucket TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    last_version INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, hash, owner, bucket, key)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 

@@ -19,6 +19,10 @@ extension SQLiteStore {
                                  merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        let recordReference = try db.cachedStatement(sql: """
+            INSERT INTO blob_references (app_id, hash, owner, bucket, key, last_version) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (app_id, hash, owner, bucket, key) DO UPDATE SET last_version = max(last_version, excluded.last_version)
+            """)
         let insertSnapshot = try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO snapshots (app_id, owner, bucket, key, version, data) VALUES (?, ?, ?, ?, ?, ?)")
         for accepted in writes.accepted {
@@ -29,6 +33,9 @@ extension SQLiteStore {
                 change.sourceVersion, change.endVersion, StoredValueCoding.text(change.diff), StoredValueCoding.text(change.intent),
                 change.mergedWithoutBase, change.clientID, change.changeID, change.editTime, accepted.appSequence, committedAt,
             ])
+            for hash in accepted.blobs {
+                try recordReference.execute(arguments: [scope.appID, hash.hex, scope.ownerKey, scope.bucket, change.key, change.endVersion])
+            }
             if accepted.keepsSnapshot {
                 try insertSnapshot.execute(arguments: [
                     scope.appID, scope.ownerKey, scope.bucket, change.key, change.endVersion, StoredValueCoding.text(accepted.data),

@@ -1,0 +1,46 @@
+public import Crypto
+import Foundation
+
+/// The name of a blob: the SHA-256 of its bytes, as 64 lowercase hexadecimal digits.
+///
+/// Blobs are content-addressed, so a name says exactly which bytes it stands for, and the same
+/// photo attached twice is stored once. Written `sha256:<hex>` in references and messages.
+public struct BlobHash: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The 64 lowercase hexadecimal digits.
+    public let hex: String
+
+    /// A hash from its hexadecimal digits (any case); `nil` unless there are exactly 64.
+    public init?(hex: some StringProtocol) {
+        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ Self.isHexDigit($0) }) else { return nil }
+        self.hex = hex.lowercased()
+    }
+
+    /// A hash from its written form, `sha256:<hex>`.
+    public init?(_ text: some StringProtocol) {
+        guard text.hasPrefix(Self.prefix) else { return nil }
+        self.init(hex: text.dropFirst(Self.prefix.count))
+    }
+
+    /// The hash of a finished digest.
+    public init(digest: SHA256.Digest) {
+        self.hex = Hex.encode(Array(digest))
+    }
+
+    /// The hash of `bytes`.
+    public init(of bytes: [UInt8]) {
+        self.init(digest: SHA256.hash(data: bytes))
+    }
+
+    public var description: String { Self.prefix + hex }
+
+    public static func < (lhs: BlobHash, rhs: BlobHash) -> Bool { lhs.hex < rhs.hex }
+
+    static let prefix = "sha256:"
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,158 @@
+// Timed store: every store's grid on the server's clock. Each slot shows its item from the
+// second it is released: the window (GET /releases/<store>/windows/latest) holds every item
+// sealed, and the page opens one only with its key, which the server gives out only from
+// that second (GET …/keys/latest), checked against the window's anchor. Recent purchases
+// follow the app-wide feed of the purchases bucket.
+import * as api from "../api.js";
+import * as clock from "../clock.js";
+import { KeyRing, open, position } from "../releases.js";
+import { fill, h, when } from "../dom.js";
+
+export async function show(main) {
+  let manifest;
+  try {
+    manifest = await api.publicJSON("/releases");
+  } catch (error) {
+    fill(main, h("h2", {}, "Timed store"), h("p", { class: "muted" }, error.message));
+    return;
+  }
+  await clock.calibrate(5);
+  const keys = new KeyRing();
+  const stores = manifest.stores.map((store) => ({ ...store, windows: new Map(), opened: new Map(), grid: h("div", { class: "grid", "data-store": store.id }) }));
+  const purchases = h("tbody", {}, h("tr", {}, h("td", { colspan: 5, class: "muted" }, "Reading purchases…")));
+  const problem = h("p", { class: "error", role: "alert" });
+  const clockLine = h("p", { class: "muted" });
+  fill(main,
+    h("h2", {}, "Timed store"), clockLine, problem,
+    stores.map((store) => h("section", {}, h("h3", {}, `${store.id} · ${store.slots} slots`), store.grid)),
+    h("h3", {}, "Recent purchases"),
+    h("div", { class: "table-wrap" }, h("table", {}, h("thead", {}, h("tr", {}, ["When", "Buyer", "Store", "Slot", "Item"].map((title) => h("th", {}, title)))), purchases)));
+
+  let stopped = false;
+  let keyRequest = null;
+
+  async function refreshWindows(store, now) {
+    const newest = Math.max(0, ...store.windows.keys());
+    if (newest && now < newest + manifest.stepMs) return;
+    const window = await api.publicJSON(`/releases/${encodeURIComponent(store.id)}/windows/latest`);
+    store.windows.set(window.start, window);
+    store.anchors = Object.fromEntries(window.anchors.map((anchor) => [anchor.epoch, anchor.anchor]));
+    for (const released of window.released) await keys.add(released, store.anchors[released.epoch]);
+    for (const start of store.windows.keys()) if (start + manifest.windowMs < now) store.windows.delete(start);
+  }
+
+  function entryNow(store, slot, now) {
+    let current = null;
+    let next = null;
+    for (const window of store.windows.values()) {
+      for (const entry of window.entries) {
+        if (entry.slot !== slot) continue;
+        if (entry.start <= now && now < entry.end) current = entry;
+        else if (entry.start > now && (!next || entry.start < next.start)) next = entry;
+      }
+    }
+    return { current, next };
+  }
+
+  /** Opens an entry whose second has come, once its key is here; asks for the newest key when it is not. */
+  async function reveal(store, entry) {
+    const id = `${entry.slot}:${entry.start}`;
+    if (store.opened.has(id)) return store.opened.get(id);
+    const chainKey = await keys.keyAt(store.id, position(entry.start));
+    if (!chainKey) {
+      keyRequest ??= fetchLatestKey(store).finally(() => { keyRequest = null; });
+      return null;
+    }
+    try {
+      const item = await open(entry, store.id, chainKey);
+      const shown = { item, openedAt: clock.serverNow() };
+      store.opened.set(id, shown);
+      return shown;
+    } catch {
+      problem.textContent = `The item of slot ${entry.slot} at ${entry.start} does not open with its key: it was tampered with or moved.`;
+      store.opened.set(id, { item: null, broken: true });
+      return store.opened.get(id);
+    }
+  }
+
+  async function fetchLatestKey(store) {
+    const released = await api.publicJSON(`/releases/${encodeURIComponent(store.id)}/keys/latest`);
+    if (!(await keys.add(released, store.anchors?.[released.epoch]))) {
+      problem.textContent = `The server's key ${released.epoch}/${released.index} is not on the chain its window announced.`;
+    }
+  }
+
+  async function draw() {
+    const now = clock.serverNow();
+    const estimate = clock.estimate();
+    clockLine.textContent = `server time ${new Date(now).toLocaleTimeString()} (the server's clock is ${estimate.offset >= 0 ? "+" : ""}${estimate.offset.toFixed(1)} ms ± ${estimate.bound.toFixed(1)} ms from this browser's)`;
+    for (const store of stores) {
+      await refreshWindows(store, now);
+      const cells = [];
+      for (let slot = 0; slot < store.slots; slot++) {
+        const { current, next } = entryNow(store, slot, now);
+        const shown = current ? await reveal(store, current) : null;
+        const name = shown?.item?.item ? shown.item.data?.name ?? shown.item.item : shown ? "(empty)" : current ? "opening…" : "—";
+        const left = current ? Math.max(0, current.end - now) : 0;
+        cells.push(h("div", {
+          class: "slot", "data-slot": slot,
+          "data-entry": shown && current ? `${current.slot}:${current.start}` : null,
+          "data-item": shown?.item?.item ?? null,
+          "data-opened-at": shown?.openedAt ? Math.round(shown.openedAt) : null,
+        },
+        h("div", { class: "muted" }, `slot ${slot}`),
+        h("div", { class: "name" }, name),
+        current && h("div", { class: "bar", role: "progressbar", "aria-label": `time left in slot ${slot}`, "aria-valuenow": Math.round(left / 1000) },
+          h("i", { style: null, "data-fraction": (left / (current.end - current.start)).toFixed(3) })),
+        h("small", { class: "muted" }, current ? `${Math.ceil(left / 1000)} s left` : "", next ? ` · next in ${Math.ceil((next.start - now) / 1000)} s` : "")));
+      }
+      fill(store.grid, ...cells);
+      // Widths set through the CSSOM: the policy allows no inline style attributes.
+      for (const bar of store.grid.querySelectorAll(".bar i")) bar.style.width = `${Number(bar.dataset.fraction) * 100}%`;
+    }
+  }
+
+  async function loop() {
+    while (!stopped) {
+      try {
+        await draw();
+        problem.textContent &&= problem.textContent.startsWith("Could not") ? "" : problem.textContent;
+      } catch (error) {
+        problem.textContent = `Could not update the store: ${error.message}`;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async function followPurchases() {
+    let cursor = null;
+    const recent = [];
+    while (!stopped) {
+      try {
+        const query = new URLSearchParams({ data: "1", username: "1", batch: "200" });
+        if (cursor) query.set("cv", cursor);
+        const changes = await api.get(`purchases/all?${query}`);
+        for (const change of changes) {
+          cursor = change.cv;
+          if (change.d) recent.unshift({ ...change.d, buyer: change.username ?? change.id.split("/")[0] });
+        }
+        recent.splice(20);
+        fill(purchases, recent.map((purchase) => h("tr", {},
+          h("td", {}, when(purchase.purchasedAt)), h("td", {}, purchase.buyer), h("td", {}, purchase.store),
+          h("td", {}, purchase.slot), h("td", {}, purchase.item))));
+        if (!recent.length) fill(purchases, h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No purchases yet.")));
+      } catch (error) {
+        if (stopped) return;
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+    }
+  }
+
+  loop();
+  followPurchases();
+  const calibrating = setInterval(() => clock.exchange().catch(() => {}), 5000);
+  return () => {
+    stopped = true;
+    clearInterval(calibrating);
+  };
+}

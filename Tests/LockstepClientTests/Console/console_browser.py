@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""The Lockstep Console in a real browser (headless Chromium through chromedriver): one
+scenario per run, against a `lockstep serve` that ConsoleBrowserTests started.
+
+    console_browser.py SCENARIO BASE_URL APP_ID ADMIN_TOKEN SCREENSHOT_DIR LOCKSTEP_BINARY
+
+Prints `ok SCENARIO` and exits 0 when every check holds; otherwise prints what failed and
+exits 1. Every view it visits is saved as a screenshot in SCREENSHOT_DIR.
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+SCENARIO, BASE, APP, ADMIN, SHOTS, LOCKSTEP = sys.argv[1:7]
+
+
+class Failed(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failed(message)
+
+
+def parsed(text):
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return text.decode(errors="replace")
+
+
+def http(method, path, body=None, token=ADMIN, headers=None):
+    """One request to the server; (status, headers, the body parsed as JSON, else as text)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(BASE + path, data=data, method=method)
+    if token:
+        request.add_header("X-Simperium-Token", token)
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            text = response.read()
+            return response.status, response.headers, parsed(text)
+    except urllib.error.HTTPError as error:
+        text = error.read()
+        return error.code, error.headers, parsed(text)
+
+
+def browser(width=1280, height=900):
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(30)
+    return driver
+
+
+def shot(driver, name):
+    path = os.path.join(SHOTS, f"{SCENARIO}-{name}.png")
+    driver.save_screenshot(path)
+    print(f"screenshot {path}")
+
+
+def wait(driver, condition, message, seconds=10):
+    try:
+        return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+    except Exception:
+        shot(driver, "failure")
+        raise Failed(f"{message} (page: {driver.find_element(By.TAG_NAME, 'body').text[:600]!r})")
+
+
+def find(driver, selector):
+    found = driver.find_elements(By.CSS_SELECTOR, selector)
+    return found[0] if found else None
+
+
+def sign_in(driver, token=ADMIN):
+    driver.get(BASE + "/console/")
+    wait(driver, lambda d: find(d, "#sign-in:not([hidden])") or find(d, "#shell:not([hidden])"), "no sign-in form")
+    if find(driver, "#shell:not([hidden])"):
+        return
+    driver.find_element(By.ID, "app-id").clear()
+    driver.find_element(By.ID, "app-id").send_keys(APP)
+    driver.find_element(By.ID, "admin-token").send_keys(token)
+    driver.find_element(By.CSS_SELECTOR, "#sign-in-form button").click()
+
+
+def go(driver, hash_path):
+    driver.execute_script("location.hash = arguments[0]", hash_path)
+
+
+# Scenarios
+
+
+def scenario_sign_in(driver):
+    status, headers, _ = http("GET", "/console/", token=None)
+    policy = headers.get("Content-Security-Policy", "")
+    check(status == 200 and "default-src 'self'" in policy and "connect-src 'self' ws://" in policy, f"console policy: {status} {policy!r}")
+    driver.get(BASE + "/")
+    wait(driver, lambda d: d.current_url.endswith("/console/"), "/ does not lead to /console/")
+    sign_in(driver, token="not-the-admin-token")
+    wait(driver, lambda d: "not this app's admin token" in d.find_element(By.ID, "sign-in-error").text, "a wrong token is not refused")
+    check(driver.execute_script("return sessionStorage.length") == 0, "a refused token was kept")
+    shot(driver, "wrong-token")
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "[data-stat=version] b"), "the overview did not appear after signing in")
+    saved = json.loads(driver.execute_script("return sessionStorage.getItem('lockstep-console-session')"))
+    check(saved["token"] == ADMIN, "the token is not in sessionStorage")
+    check(driver.execute_script("return document.cookie") == "", "a cookie was set")
+    check(ADMIN not in driver.current_url, "the token is in the URL")
+    wait(driver, lambda d: "SQLite" in d.find_element(By.CSS_SELECTOR, "[data-stat=store] b").text, "the overview does not name the store")
+    shot(driver, "overview")
+    driver.set_window_size(390, 844)
+    shot(driver, "overview-phone")
+
+
+def scenario_objects(driver):
+    check(http("POST", f"/1/{APP}/__options__/i/notes", {"shared": True})[0] == 200, "could not share bucket notes")
+    status, _, grant = http("POST", f"/1/{APP}/token", {"username": "watcher@example.com"})
+    check(status == 200, f"no token: {status}")
+    check(http("POST", f"/1/{APP}/notes/i/groceries", {"title": "Groceries"})[0] == 200, "could not write groceries")
+    # A second client, connected before the edit: `lockstep tail` on the same bucket.
+    tail = subprocess.Popen([LOCKSTEP, "tail", "--url", BASE, "--app", APP, "--token", grant["access_token"], "notes"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    threading.Thread(target=lambda: [lines.append(line) for line in tail.stdout], daemon=True).start()
+    try:
+        deadline = time.time() + 15
+        while not any("listed at cv" in line for line in lines):
+            check(time.time() < deadline, f"lockstep tail did not start: {lines}")
+            time.sleep(0.05)
+        sign_in(driver)
+        wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+        go(driver, "#/buckets")
+        wait(driver, lambda d: find(d, "tr[data-bucket=notes] td.objects"), "bucket notes is not listed")
+        check(driver.find_element(By.CSS_SELECTOR, "tr[data-bucket=notes] td.objects").text == "1", "notes does not count 1 object")
+        shot(driver, "buckets")
+        driver.find_element(By.CSS_SELECTOR, "tr[data-bucket=notes] a").click()
+        wait(driver, lambda d: find(d, "tr[data-key=groceries] button"), "groceries is not listed")
+        driver.find_element(By.CSS_SELECTOR, "tr[data-key=groceries] button").click()
+        editor = wait(driver, lambda d: find(d, "#object-json"), "the object did not open")
+        check(json.loads(editor.get_attribute("value")) == {"title": "Groceries"}, "the JSON shown is not the object's")
+        shot(driver, "object")
+        # Invalid JSON is refused in the page.
+        driver.execute_script("arguments[0].value = '{not json'", editor)
+        driver.find_element(By.ID, "save-object").click()
+        wait(driver, lambda d: "Not valid JSON" in d.find_element(By.ID, "edit-message").text, "invalid JSON was not refused")
+        # A valid edit goes as a change; the other client receives it.
+        editor = driver.find_element(By.ID, "object-json")
+        driver.execute_script("arguments[0].value = arguments[1]", editor, json.dumps({"title": "Groceries", "items": ["milk"]}))
+        driver.find_element(By.ID, "save-object").click()
+        wait(driver, lambda d: "Saved: version 2" in d.find_element(By.ID, "edit-message").text, "the edit was not saved")
+        deadline = time.time() + 5
+        while not any("groceries" in line and "milk" in line for line in lines):
+            check(time.time() < deadline, f"the second client did not receive the edit: {lines}")
+            time.sleep(0.05)
+        status, _, stored = http("GET", f"/1/{APP}/notes/i/groceries")
+        check(stored == {"title": "Groceries", "items": ["milk"]}, f"the server holds {stored}")
+        # History: versions 1 and 2 compared.
+        wait(driver, lambda d: find(d, "pre.jsondiff") and '"items"' in d.find_element(By.CSS_SELECTOR, "pre.jsondiff").text,
+             "the history does not show the jsondiff of the edit")
+        check(find(driver, "pre.textdiff .diff-add") is not None, "the text diff highlights nothing")
+        shot(driver, "history")
+        # A refused edit shows the server's message (objects are limited to 400 bytes here).
+        editor = driver.find_element(By.ID, "object-json")
+        driver.execute_script("arguments[0].value = arguments[1]", editor, json.dumps({"title": "x" * 600}))
+        driver.find_element(By.ID, "save-object").click()
+        wait(driver, lambda d: "refused the change (413)" in d.find_element(By.ID, "edit-message").text, "a refused edit did not show the server's answer")
+        shot(driver, "refused")
+    finally:
+        tail.kill()
+
+
+def scenario_tail(driver):
+    check(http("POST", f"/1/{APP}/__options__/i/events", {"shared": True})[0] == 200, "could not share bucket events")
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+    go(driver, "#/tail?bucket=events&owner=")
+    wait(driver, lambda d: find(d, "#tail[data-live]"), "the tail did not go live")
+    for attempt in range(3):
+        key = f"e{attempt}"
+        started = time.monotonic()
+        check(http("POST", f"/1/{APP}/events/i/{key}", {"n": attempt})[0] == 200, "the HTTP write failed")
+        wait(driver, lambda d: find(d, f"#tail li[data-key={key}]"), f"{key} did not reach the tail", seconds=5)
+        elapsed = time.monotonic() - started
+        print(f"tail latency {key}: {elapsed * 1000:.0f} ms")
+        check(elapsed < 1.0, f"{key} took {elapsed:.3f} s to show in the tail")
+    shot(driver, "tail")
+
+
+def scenario_store(driver):
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+    go(driver, "#/store")
+    wait(driver, lambda d: find(d, ".grid[data-store=main] .slot[data-item]"), "the grid shows no item", seconds=15)
+    status, _, window = http("GET", "/releases/main/windows/latest", token=None)
+    check(status == 200, f"no window: {status}")
+    now = time.time() * 1000
+    upcoming = sorted((entry for entry in window["entries"] if entry["start"] > now + 3000), key=lambda entry: entry["start"])
+    check(upcoming, "no entry starts in this window after three seconds")
+    entry = upcoming[0]
+    selector = f".grid[data-store=main] .slot[data-entry='{entry['slot']}:{entry['start']}']"
+    while time.time() * 1000 < entry["start"] - 1200:
+        time.sleep(0.05)
+    check(find(driver, selector) is None, f"slot {entry['slot']} shows its item before {entry['start']}")
+    shot(driver, "before-release")
+    while time.time() * 1000 < entry["start"] - 150:
+        check(find(driver, selector) is None, f"slot {entry['slot']} shows its item before {entry['start']}")
+        time.sleep(0.02)
+    shown = wait(driver, lambda d: find(d, selector), f"slot {entry['slot']} did not show its item from {entry['start']}", seconds=3)
+    opened_at = int(shown.get_attribute("data-opened-at"))
+    late = opened_at - entry["start"]
+    print(f"release {entry['slot']}:{entry['start']} opened {late} ms after its second (page's server time)")
+    check(late >= 0, f"the page opened the item {-late} ms before its release")
+    check(late < 1000, f"the page opened the item {late} ms after its release")
+    check(shown.get_attribute("data-item"), "the opened slot names no item")
+    shot(driver, "after-release")
+
+
+def scenario_clock(driver):
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+    go(driver, "#/clock")
+    wait(driver, lambda d: find(d, "#clock-offset[data-offset]"), "the clock shows no offset", seconds=15)
+    time.sleep(5)
+    reading = driver.find_element(By.ID, "clock-offset")
+    offset = float(reading.get_attribute("data-offset"))
+    bound = float(reading.get_attribute("data-bound"))
+    print(f"clock offset {offset:.3f} ms ± {bound:.3f} ms (the server runs 1500 ms ahead)")
+    # The true offset, 1500 ms, lies within the bar (and Chromium's coarse timers, 0.1 ms).
+    check(abs(offset - 1500) <= bound + 0.2, f"offset {offset} ± {bound} does not cover 1500 ms")
+    check(find(driver, "svg.chart polyline") is not None, "no chart of the offset")
+    shot(driver, "clock")
+
+
+def scenario_views(driver):
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+    go(driver, "#/users")
+    name = driver.find_element(By.CSS_SELECTOR, "input[aria-label=\"New user's name\"]")
+    name.send_keys("alice@example.com")
+    name.submit()
+    wait(driver, lambda d: find(d, "tr[data-user='alice@example.com']"), "the new user is not listed")
+    driver.find_element(By.CSS_SELECTOR, "tr[data-user='alice@example.com'] button.quiet").click()
+    token = wait(driver, lambda d: find(d, "code.issued-token"), "no token was issued").text
+    check(http("GET", f"/1/{APP}/notes/index", token=token)[0] == 200, "the issued token does not work")
+    driver.execute_script("window.confirm = () => true")
+    driver.find_element(By.CSS_SELECTOR, "tr[data-user='alice@example.com'] button.danger").click()
+    wait(driver, lambda d: "Revoked 1 token" in d.find_element(By.TAG_NAME, "main").text, "the token was not revoked")
+    check(http("GET", f"/1/{APP}/notes/index", token=token)[0] == 401, "the revoked token still works")
+    shot(driver, "users")
+    check(http("POST", f"/1/{APP}/__options__/i/lobby", {"shared": True, "presence": "client"})[0] == 200, "could not make lobby")
+    check(http("POST", f"/1/{APP}/lobby/i/someone", {"here": True})[0] == 200, "could not write to lobby")
+    # Keyboard: ] moves from Users to the next view, Buckets.
+    driver.find_element(By.TAG_NAME, "body").send_keys("]")
+    wait(driver, lambda d: d.current_url.endswith("#/buckets"), "] did not move to Buckets")
+    wait(driver, lambda d: find(d, "tr[data-bucket=lobby]"), "lobby is not listed")
+    shot(driver, "buckets")
+    go(driver, "#/presence")
+    wait(driver, lambda d: find(d, "[data-presence-bucket=lobby]"), "the presence view does not list lobby")
+    shot(driver, "presence")
+    go(driver, "#/overview")
+    wait(driver, lambda d: find(d, "[data-stat=version] b"), "no overview")
+    shot(driver, "overview")
+
+
+def main():
+    os.makedirs(SHOTS, exist_ok=True)
+    driver = browser()
+    try:
+        globals()[f"scenario_{SCENARIO}"](driver)
+        # Refused requests the page answers (a wrong token's 401, a 404 before a key's time) are
+        # logged by Chromium as network errors; anything else severe (a script error, a policy
+        # violation) fails the scenario.
+        problems = [entry for entry in driver.get_log("browser")
+                    if entry.get("level") == "SEVERE" and "Failed to load resource" not in entry.get("message", "")]
+        check(not problems, f"the page logged errors: {problems}")
+    except Failed as failure:
+        print(f"FAILED {SCENARIO}: {failure}")
+        sys.exit(1)
+    finally:
+        driver.quit()
+    print(f"ok {SCENARIO}")
+
+
+main()

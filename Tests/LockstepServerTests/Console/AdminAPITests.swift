@@ -1,0 +1,127 @@
+import Foundation
+import LockstepCore
+import LockstepServer
+import Testing
+
+/// The admin API the console reads (`/1/{app}/__admin__/…`), over HTTP against a real server
+/// on each store: SQLite and PostgreSQL answer the same.
+@Suite("Admin API (SQLite and PostgreSQL)")
+struct AdminAPITests {
+    @Test(arguments: StoreKind.allCases)
+    func listsUsersBucketsObjectsAndCounts(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let server = try await TestServer.start(store: store)
+            defer { Task { await server.stop() } }
+            let admin = ["X-Simperium-Token": server.app.adminToken]
+            let app = "/1/\(server.appID)"
+            let bob = try await server.createUser("bob@example.com")
+            let alice = try await server.createUser("Alice@example.com")
+
+            // Users by canonical name, with their tokens; a prefix, and pages.
+            let users = try await server.request("GET", "\(app)/__admin__/users", headers: admin)
+            #expect(users.status == 200, "\(users)")
+            let listed = users.json?["users"]?.arrayValue ?? []
+            #expect(listed.map { $0["username"]?.stringValue } == ["Alice@example.com", "bob@example.com"])
+            #expect(listed.map { $0["tokens"]?.integerValue } == [1, 1])
+            #expect(listed.first?["id"]?.stringValue == alice.userID)
+            #expect(listed.first?["password"]?.boolValue == true)
+            let prefixed = try await server.request("GET", "\(app)/__admin__/users?prefix=ALI", headers: admin)
+            #expect(prefixed.json?["users"]?.arrayValue?.map { $0["username"]?.stringValue } == ["Alice@example.com"])
+            let first = try await server.request("GET", "\(app)/__admin__/users?limit=1", headers: admin)
+            let after = try #require(first.json?["after"]?.stringValue)
+            let second = try await server.request("GET", "\(app)/__admin__/users?limit=1&after=\(after)", headers: admin)
+            #expect(second.json?["users"]?.arrayValue?.map { $0["username"]?.stringValue } == ["bob@example.com"])
+            let bad = try await server.request("GET", "\(app)/__admin__/users?limit=0", headers: admin)
+            #expect(bad.status == 400 && bad.text.contains("limit must be an integer"), "\(bad)")
+
+            // Made by the admin: without a password too; a taken name is a conflict.
+            let made = try await server.request("POST", "\(app)/__admin__/users", headers: admin, body: ["username": "carol@example.com"])
+            #expect(made.status == 201 && made.json?["username"]?.stringValue == "carol@example.com", "\(made)")
+            let taken = try await server.request("POST", "\(app)/__admin__/users", headers: admin, body: ["username": "CAROL@example.com"])
+            #expect(taken.status == 409 && taken.text.contains("is taken"), "\(taken)")
+            let nameless = try await server.request("POST", "\(app)/__admin__/users", headers: admin, body: ["password": "x"])
+            #expect(nameless.status == 400 && nameless.text.contains("username"), "\(nameless)")
+
+            // Buckets of every owner with live object counts; a shared one; a removal uncounted.
+            for key in ["a1", "a2", "b1"] {
+                #expect(try await alice.request("POST", "notes/i/\(key)", body: ["n": 1]).status == 200)
+            }
+            #expect(try await alice.request("DELETE", "notes/i/a2").status == 200)
+            #expect(try await bob.request("POST", "notes/i/x", body: ["n": 2]).status == 200)
+            #expect(try await server.request("POST", "\(app)/__options__/i/board", headers: admin, body: ["shared": true]).status == 200)
+            #expect(try await bob.request("POST", "board/i/pin", body: ["n": 3]).status == 200)
+            let buckets = try await server.request("GET", "\(app)/__admin__/buckets", headers: admin)
+            let rows = (buckets.json?["buckets"]?.arrayValue ?? []).map {
+                "\($0["name"]?.stringValue ?? "")|\($0["ownerName"]?.stringValue ?? "*")|\($0["objects"]?.integerValue ?? -1)|\($0["changes"]?.integerValue ?? -1)"
+            }
+            #expect(Set(rows) == ["notes|Alice@example.com|2|4", "notes|bob@example.com|1|1", "board|*|1|1"], "\(buckets)")
+            #expect(buckets.json?["buckets"]?.arrayValue?.first { $0["name"] == "board" }?["options"]?["shared"]?.boolValue == true)
+
+            // Objects by key prefix, removals marked, in pages.
+            let objects = try await server.request("GET", "\(app)/__admin__/objects/notes?owner=\(alice.userID)&prefix=a", headers: admin)
+            #expect(objects.json?["objects"]?.arrayValue?.map { "\($0["id"]!.stringValue!):\($0["deleted"]!.boolValue!)" } == ["a1:false", "a2:true"], "\(objects)")
+            let paged = try await server.request("GET", "\(app)/__admin__/objects/notes?owner=\(alice.userID)&limit=2&after=a1", headers: admin)
+            #expect(paged.json?["objects"]?.arrayValue?.map { $0["id"]?.stringValue } == ["a2", "b1"])
+            #expect(paged.json?["after"]?.stringValue == "b1")
+
+            // The app's counters and the store.
+            let stats = try await server.request("GET", "\(app)/__admin__/stats", headers: admin)
+            #expect(stats.json?["changes"]?.integerValue == 6, "\(stats)")
+            #expect(stats.json?["users"]?.integerValue == 3)
+            #expect(stats.json?["store"]?["kind"]?.stringValue == (kind == .sqlite ? "SQLite" : "PostgreSQL"))
+            #expect(stats.json?["store"]?["nodes"]?.arrayValue?.contains(.string(store.nodeID)) == true)
+            #expect(stats.json?["version"]?.stringValue == LockstepVersion.current)
+
+            let presence = try await server.request("GET", "\(app)/__admin__/presence", headers: admin)
+            #expect(presence.status == 200 && presence.json?["claims"]?.arrayValue == [], "\(presence)")
+        }
+    }
+
+    @Test func onlyTheAdminTokenActingAsItselfIsServed() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let user = try await server.createUser()
+        let app = "/1/\(server.appID)"
+        for path in ["stats", "users", "buckets", "objects/notes", "presence"] {
+            let anonymous = try await server.request("GET", "\(app)/__admin__/\(path)")
+            #expect(anonymous.status == 401, "\(path): \(anonymous)")
+            let wrong = try await server.request("GET", "\(app)/__admin__/\(path)", headers: ["X-Simperium-Token": "nope"])
+            #expect(wrong.status == 401 && wrong.text.contains("not valid"), "\(path): \(wrong)")
+            let users = try await server.request("GET", "\(app)/__admin__/\(path)", headers: ["X-Simperium-Token": user.token])
+            #expect(users.status == 403 && users.text.contains("only the app's admin token"), "\(path): \(users)")
+        }
+        let madeByUser = try await user.request("POST", "__admin__/users", body: ["username": "eve@example.com"])
+        #expect(madeByUser.status == 403)
+    }
+
+    @Test func servesTheConsoleWithAStrictPolicy() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        // The client follows the redirects: / to /console/, and /console to /console/.
+        for path in ["/", "/console"] {
+            let page = try await server.request("GET", path)
+            #expect(page.status == 200 && page.text.contains("Lockstep Console"), "\(path): \(page)")
+        }
+        let page = try await server.request("GET", "/console/")
+        #expect(page.status == 200 && page.text.contains("Lockstep Console"))
+        #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+        let policy = try #require(page.header("Content-Security-Policy"))
+        #expect(policy.hasPrefix("default-src 'self'; connect-src 'self' ws://127.0.0.1:\(server.port) wss://127.0.0.1:\(server.port);"), "\(policy)")
+        #expect(page.header("X-Content-Type-Options") == "nosniff")
+        let script = try await server.request("GET", "/console/views/objects.js")
+        #expect(script.status == 200 && script.header("Content-Type") == "text/javascript; charset=utf-8")
+        for path in ["/console/../Package.swift", "/console/%2e%2e/Package.swift", "/console/missing.js"] {
+            #expect(try await server.request("GET", path).status == 404, "\(path)")
+        }
+    }
+
+    @Test func theConsoleIsSmall() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/LockstepServer/Console/Files")
+        var total = 0
+        for case let url as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator() {
+            total += (try? Data(contentsOf: url).count) ?? 0
+        }
+        #expect(total > 10_000 && total < 200_000, "the console's files take \(total) bytes")
+    }
+}
