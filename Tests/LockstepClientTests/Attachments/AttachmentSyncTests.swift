@@ -44,6 +44,42 @@ struct AttachmentSyncTests {
         await phone.close()
     }
 
+    @Test("a reference copied from another user's object is refused (424) until the SDK uploads the bytes from its cache, then lands")
+    func copiedReferenceIsUploadedAgain() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await server.request("POST", "__options__/i/items", token: server.app.adminToken, body: ["shared": true])
+        let ann = try server.client(token: try await server.createUser(), transport: .socket)
+        let bytes = testBytes(300_000, seed: 45)
+        let photo = try await ann.bucket("items").attach(bytes, type: "image/jpeg", to: "box-1", member: "photo")
+        await ann.sync.start()
+        try await ann.sync.waitUntilIdle()
+
+        let bobToken = try await server.createUser()
+        let bob = try server.client(token: bobToken, transport: .socket)
+        let items = try bob.bucket("items")
+        await bob.sync.start()
+        try await bob.sync.waitUntilIdle()
+        let seen = try #require(try items.attachment("photo", of: "box-1"))
+        #expect(try await items.data(for: seen) == bytes)
+        // Bob puts Ann's photo on another box: the server holds the blob, but not from him.
+        let events = items.events
+        try await items.put("box-2", ["label": "Copy", "photo": seen.json])
+        try await bob.sync.waitUntilIdle()
+        #expect(try await server.objects("items", token: bobToken)["box-2"] == ["label": "Copy", "photo": photo.json])
+        #expect(try bob.outbox.rejected.isEmpty)
+        #expect(try bob.uploads.isEmpty)
+        #expect(try items.get("box-2") == ["label": "Copy", "photo": photo.json])
+        // Nothing was rolled back on the way.
+        let rolledBack = Task { () -> BucketEvent? in
+            for await event in events { if case .rejected = event.origin { return event } }
+            return nil
+        }
+        await bob.close()
+        #expect(await rolledBack.value == nil)
+        await ann.close()
+    }
+
     @Test("100 photos of 2 MB queued offline: every data change is acknowledged before the first photo uploads")
     func dataBeforePhotos() async throws {
         let server = try await TestServer.start()
@@ -137,6 +173,42 @@ struct AttachmentSyncTests {
         try await phone.sync.waitUntilIdle(timeout: .seconds(120))
         #expect(try await server.objects("items", token: token)["box"] == ["photo": photo.json])
         #expect(try phone.uploads.isEmpty)
+        await phone.close()
+    }
+
+    @Test("bytes damaged on their way up are refused by the server (460), and the upload starts over from byte 0 and completes")
+    func damagedInTransit() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        // One byte of the second chunk's body arrives inverted, once.
+        let relay = try await CountingRelay.start(targetPort: server.port, corruptingUpByte: 3_000_000)
+        defer { Task { await relay.stop() } }
+        let token = try await server.createUser()
+        var configuration = LockstepClient.Configuration(backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(500)))
+        configuration.socketURL = refusedSocketURL
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let phone = try LockstepClient(
+            storeDirectory: store, server: URL(string: "http://127.0.0.1:\(relay.port)")!, app: server.appID, token: token,
+            configuration: configuration)
+        let items = try phone.bucket("items")
+        let bytes = testBytes(8 << 20, seed: 55)
+        let photo = try await items.attach(bytes, type: "image/jpeg", to: "box", member: "photo")
+        let progress = phone.progress(of: photo)
+        await phone.sync.start()
+        var steps: [TransferProgress] = []
+        for await step in progress { steps.append(step) }
+        #expect(steps.last?.state == .completed, "\(steps.map(\.completedBytes))")
+        // It went to its last chunk (from 6 MiB), was refused at the end, and went again from 0.
+        let start = try #require(steps.firstIndex { $0.state == .transferring })
+        let restart = try #require(steps[(start + 1)...].firstIndex { $0.completedBytes == 0 }, "\(steps.map(\.completedBytes))")
+        #expect(steps[..<restart].contains { $0.completedBytes >= 6 << 20 }, "\(steps.map(\.completedBytes))")
+        #expect(relay.bytesUp > 16 << 20 && relay.bytesUp < 17 << 20, "\(relay.bytesUp) bytes sent up")
+        try await phone.sync.waitUntilIdle()
+        #expect(try await server.objects("items", token: token)["box"] == ["photo": photo.json])
+        let other = try server.client(token: token)
+        #expect(try await other.bucket("items").data(for: photo) == bytes)
+        await other.close()
         await phone.close()
     }
 
