@@ -129,6 +129,54 @@ struct AttachmentSyncTests {
         await phone.close()
     }
 
+    @Test("an upload under way stops between chunks while data changes made meanwhile wait, and goes on from there")
+    func uploadYieldsToDataChanges() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        // 10 MB/s up: each 2 MiB chunk takes a fifth of a second.
+        let relay = try await CountingRelay.start(targetPort: server.port, bytesPerSecondUp: 10_000_000)
+        defer { Task { await relay.stop() } }
+        let token = try await server.createUser()
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let phone = try LockstepClient(
+            storeDirectory: store, server: URL(string: "http://127.0.0.1:\(relay.port)")!, app: server.appID, token: token,
+            configuration: LockstepClient.Configuration(backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(500))))
+        let items = try phone.bucket("items")
+        let photo = try await items.attach(testBytes(12 << 20, seed: 80), type: "video/mp4", to: "clip", member: "video")
+        let progress = phone.progress(of: photo)
+        await phone.sync.start()
+        var steps: [TransferProgress] = []
+        var moving: Task<Void, any Error>?
+        for await step in progress {
+            steps.append(step)
+            if moving == nil && step.completedBytes >= 2 << 20 {
+                // Under way: the user moves boxes, one after another without pause, for a good
+                // half second (each put waits for its flush): the outbox is never empty meanwhile.
+                moving = Task {
+                    let until = ContinuousClock.now + .milliseconds(600)
+                    var round: Int64 = 0
+                    while ContinuousClock.now < until {
+                        try await items.put("box-\(round % 10)", ["room": "truck", "round": .integer(round)])
+                        round += 1
+                    }
+                }
+            }
+        }
+        try await moving?.value
+        #expect(steps.last?.state == .completed)
+        // It stopped mid-way (queued with bytes done), and never went back.
+        let paused = try #require(steps.firstIndex { $0.state == .queued && $0.completedBytes > 0 }, "\(steps)")
+        #expect(steps[paused...].allSatisfy { $0.completedBytes >= steps[paused].completedBytes })
+        #expect(steps[paused].completedBytes < 12 << 20)
+        try await phone.sync.waitUntilIdle()
+        // The reference came last.
+        let feed = try await server.feed("items", token: token)
+        #expect(feed.changes.last?.key == "clip" && feed.changes.filter { $0.key == "clip" }.count == 1)
+        #expect(relay.bytesUp < (12 << 20) + (256 << 10), "\(relay.bytesUp) bytes up: no chunk went twice")
+        await phone.close()
+    }
+
     @Test("a local file altered before its upload ends is refused, the app hears why, and attaching it again uploads it")
     func corruptedLocalFile() async throws {
         let server = try await TestServer.start()
