@@ -66,9 +66,18 @@ struct AttachmentKillTests {
         let objects = try await server.objects("items", token: token)
         let reference = try #require(objects["clip"]?["video"].flatMap(BlobAttachment.init(json:)))
         #expect(reference.sha256 == bytes.sha256Hex && reference.size == Int64(Self.size))
-        let other = try server.client(token: token)
-        #expect(try await other.bucket("items").data(for: reference) == bytes)
-        await other.close()
+
+        // Another device downloads it with the tool, showing its progress.
+        let other = store.appendingPathComponent("other")
+        let output = store.appendingPathComponent("downloaded.bin")
+        let otherOptions = [
+            "client", "--store", other.path, "--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token,
+        ]
+        #expect(try await LockstepTool.run(otherOptions + ["sync", "--once", "--bucket", "items"]).status == 0)
+        let download = try await LockstepTool.run(otherOptions + ["download", "items", "clip", "video", "--output", output.path])
+        #expect(download.status == 0, "\(download.output)")
+        #expect(download.output.contains("download \(reference.sha256.prefix(12)) \(Self.size)/\(Self.size) completed"), "\(download.output)")
+        #expect(try Data(contentsOf: output) == bytes)
     }
 
     /// The byte count of a progress line, `upload <name> <bytes>/<total> <state>`.
