@@ -44,3 +44,22 @@ public struct BlobHash: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
     }
 }
+
+/// The hash of bytes that come in pieces (a file read a chunk at a time, an upload).
+public struct BlobHasher: Sendable {
+    private var hasher = SHA256()
+
+    public init() {}
+
+    public mutating func update(_ bytes: [UInt8]) {
+        hasher.update(data: bytes)
+    }
+
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        hasher.update(bufferPointer: bytes)
+    }
+
+    public func finalize() -> BlobHash {
+        BlobHash(digest: hasher.finalize())
+    }
+}

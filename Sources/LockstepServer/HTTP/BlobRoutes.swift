@@ -112,7 +112,8 @@ struct BlobRoutes<Context: RequestContext> {
         headers[.contentLength] = String(length)
         guard request.method != .head, length > 0 else { return .empty(status: status, headers: headers) }
         let body = try await FileIO().loadFile(
-            path: blobs.directory.blobPath(identity.appID, hash), range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+            path: blobs.directory.blobPath(identity.appID, hash), range: Int(range.lowerBound)...Int(range.upperBound), context: context,
+            chunkLength: Self.downloadChunkBytes)
         return Response(status: status, headers: headers, body: body)
     }
 
@@ -152,6 +153,10 @@ struct BlobRoutes<Context: RequestContext> {
                 message: "uploads speak tus 1.0.0: send Tus-Resumable: 1.0.0")
         }
     }
+
+    /// Bytes read from disk and written to the socket at a time: 1 MiB took a third less server
+    /// CPU per byte than Hummingbird's 128 KiB (`lockstep bench blobs`).
+    private static var downloadChunkBytes: Int { 1 << 20 }
 
     private static var tusHeaders: HTTPFields { [.tusResumable: "1.0.0"] }
 }

@@ -25,6 +25,10 @@ export async function show(main, params) {
   const message = h("p", { role: "alert", id: "edit-message" });
   let after = null;
   let selected = null;
+  // Whether the shown object's JSON has been edited and not saved: a change from elsewhere then
+  // leaves the editor alone (saving sends the edit against the version it was made on, and the
+  // server merges it over what came since).
+  let editing = () => false;
   const rowFor = new Map();
 
   async function load(reset) {
@@ -78,6 +82,7 @@ export async function show(main, params) {
     const version = Number(response.headers.get("X-Simperium-Version"));
     const editor = h("textarea", { "aria-label": `JSON of ${key}`, spellcheck: "false", class: "mono", id: "object-json" });
     editor.value = pretty(data);
+    editing = () => editor.value !== pretty(data);
     const save = h("button", { type: "button", id: "save-object" }, "Save as a change");
     const remove = h("button", { type: "button", class: "danger" }, "Delete");
     save.addEventListener("click", async () => {
@@ -158,7 +163,11 @@ export async function show(main, params) {
       for (const change of list) {
         if (change.error || !change.id.startsWith(prefix.value)) continue;
         upsertRow(change.id, change.ev, change.o === "-", true);
-        if (change.id === selected) showObject(selected);
+        if (change.id !== selected) continue;
+        if (!editing()) showObject(selected);
+        else fill(message, h("span", { class: "muted" },
+          `Changed elsewhere (now version ${change.ev}). Your edit is kept: saving merges it over that change. `),
+          h("button", { type: "button", class: "quiet", onclick: () => showObject(selected) }, "Discard my edit and reload"));
       }
     },
     error: (text) => fill(detail, h("p", { class: "error" }, `The live channel was refused: ${text}`)),
