@@ -24,6 +24,14 @@ struct BlobAPI: Sendable {
         case hashMismatch(String)
     }
 
+    /// The HTTP client for blobs: a connection silent for a minute is given up (the shared
+    /// client waits forever for a stalled download's next bytes), and the caller retries.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.read = .seconds(60)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     private var root: String { "\(api.baseURL)/1/\(api.escape(api.app))/__blobs__" }
 
     /// Creates the upload of `attachment` (or finds this user's upload of it under way, or
@@ -83,7 +91,7 @@ struct BlobAPI: Sendable {
     func download(_ sha256: String, into writer: BlobWriter, progress: (Int64) -> Void) async throws {
         var request = HTTPClientRequest(url: "\(root)/\(sha256)")
         request.headers.add(name: "X-Simperium-Token", value: api.token)
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await Self.client.execute(request, timeout: .seconds(30))
         switch response.status.code {
         case 200: break
         case 401: throw LockstepClientError.unauthorized(String(buffer: try await response.body.collect(upTo: 64 * 1024)))
@@ -110,7 +118,7 @@ struct BlobAPI: Sendable {
         request.headers.add(name: "X-Simperium-Token", value: api.token)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(body) }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await Self.client.execute(request, timeout: timeout)
         let text = String(buffer: try await response.body.collect(upTo: 1024 * 1024))
         if response.status == .unauthorized { throw LockstepClientError.unauthorized(text) }
         return (Int(response.status.code), response.headers, text)

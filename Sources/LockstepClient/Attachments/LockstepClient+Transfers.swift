@@ -29,8 +29,8 @@ extension LockstepClient {
         }
     }
 
-    /// The uploads not completed, next first, each as far as the server confirmed; failed ones
-    /// last said so, with their error.
+    /// The uploads not completed, in the order they will run, each as far as the server
+    /// confirmed; those that failed for good are among them, in state `.failed` with their error.
     public var uploads: [TransferProgress] {
         get throws {
             try replica.database.read { db in try AttachmentRecords.uploads(db) }.map(Self.progress(of:))
