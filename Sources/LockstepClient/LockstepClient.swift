@@ -34,11 +34,17 @@ public final class LockstepClient: Sendable {
         public var pollingWindow: Duration
         /// Objects per index page on first sync (the server caps it, at 1000 by default).
         public var indexPageSize: Int
+        /// The most bytes of downloaded attachments kept on the device; the least recently used
+        /// go first. Attachments waiting to upload are kept whatever this says.
+        public var attachmentCacheSize: Int64
+        /// Bytes per upload request: a kill or a dropped connection costs at most this much again.
+        public var uploadChunkSize: Int
         public var logger: Logger
 
         public init(
             socketURL: URL? = nil, editTimes: (any EditTimeSource)? = nil, heartbeatInterval: Duration = .seconds(10),
             backoff: Backoff = Backoff(), pollingWindow: Duration = .seconds(5), indexPageSize: Int = 1000,
+            attachmentCacheSize: Int64 = 512 << 20, uploadChunkSize: Int = 2 << 20,
             logger: Logger = Logger(label: "LockstepClient")
         ) {
             self.socketURL = socketURL
@@ -47,6 +53,8 @@ public final class LockstepClient: Sendable {
             self.backoff = backoff
             self.pollingWindow = pollingWindow
             self.indexPageSize = indexPageSize
+            self.attachmentCacheSize = attachmentCacheSize
+            self.uploadChunkSize = max(1, uploadChunkSize)
             self.logger = logger
         }
     }
@@ -65,6 +73,7 @@ public final class LockstepClient: Sendable {
     public let clock: ServerClock
 
     let replica: Replica
+    let attachments: AttachmentCache
 
     /// Opens (or creates) the local store in `storeDirectory` for `app` on `server`, whose
     /// users authenticate with `token`. Nothing touches the network until ``sync`` starts.
@@ -79,16 +88,21 @@ public final class LockstepClient: Sendable {
         let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
         let socketURL = configuration.socketURL?.absoluteString
             ?? base.replacingOccurrences(of: "http", with: "ws", options: .anchored) + "/sock/1/\(app)/websocket"
+        let api = ServerAPI(baseURL: base, app: app, token: token, clientID: replica.clientID)
+        attachments = AttachmentCache(replica: replica, api: BlobAPI(api: api), limit: configuration.attachmentCacheSize)
+        let uploader = AttachmentUploader(
+            replica: replica, api: BlobAPI(api: api), chunkSize: configuration.uploadChunkSize, backoff: configuration.backoff,
+            logger: configuration.logger)
         sync = SyncSession(context: SyncContext(
-            replica: replica, api: ServerAPI(baseURL: base, app: app, token: token, clientID: replica.clientID),
+            replica: replica, api: api,
             socketURL: socketURL, app: app, token: token, configuration: configuration, clock: clock, clockSocket: clockSocket, progress: Wakeup(),
-            shared: Locked(SyncContext.SharedState()), bucketsChanged: Wakeup()))
+            shared: Locked(SyncContext.SharedState()), bucketsChanged: Wakeup(), uploader: uploader))
     }
 
     /// The bucket named `name`, whose objects are JSON. It syncs from now on, and in later runs.
     public func bucket(_ name: String) throws -> Bucket {
         if try replica.register(bucket: name) { sync.context.bucketsChanged.signal() }
-        return Bucket(name: name, replica: replica)
+        return Bucket(name: name, replica: replica, attachments: attachments)
     }
 
     /// The bucket named `name`, whose objects are `Value`s.
@@ -114,5 +128,6 @@ public final class LockstepClient: Sendable {
     public func close() async {
         await sync.stop()
         replica.events.finish()
+        replica.transfers.finish()
     }
 }

@@ -10,7 +10,10 @@ struct ClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "client",
         abstract: "Read and write a local client store, and sync it with a server.",
-        subcommands: [ClientPut.self, ClientGet.self, ClientList.self, ClientDelete.self, ClientSync.self, ClientStatus.self])
+        subcommands: [
+            ClientPut.self, ClientGet.self, ClientList.self, ClientDelete.self, ClientSync.self, ClientStatus.self, ClientAttach.self,
+            ClientDownload.self,
+        ])
 
     @OptionGroup var options: ClientOptions
 }
@@ -126,6 +129,10 @@ struct ClientSync: AsyncParsableCommand {
                 }
             }
         }
+        // Uploads show as they go (queued behind data changes, then chunk by chunk).
+        let display = ProgressDisplay()
+        let transfers = client.transfers
+        let shown = Task { for await step in transfers where step.direction == .upload { display.show(step) } }
         await client.sync.start()
         if once {
             do {
@@ -136,6 +143,7 @@ struct ClientSync: AsyncParsableCommand {
             }
             await client.close()
             for printer in printers { await printer.value }
+            await shown.value
             say("synced; \(try client.outbox.pending.count) pending")
         } else {
             for printer in printers { await printer.value }
@@ -158,6 +166,12 @@ struct ClientStatus: AsyncParsableCommand {
         for change in pending + (try client.outbox.rejected) {
             let time = change.editTime.map { " t=\($0)" } ?? ""
             print("  #\(change.id) \(change.bucket)/\(change.key) \(change.operation.rawValue) \(change.status) \(change.priority) ccid=\(change.changeID)\(time)")
+        }
+        let uploads = try client.uploads
+        print("\(uploads.count) uploads")
+        for upload in uploads {
+            let failure = if case .failed(let error) = upload.state { " failed: \(error)" } else { "" }
+            print("  sha256:\(upload.attachment.sha256) \(upload.completedBytes)/\(upload.totalBytes)\(failure)")
         }
         await client.close()
     }

@@ -16,10 +16,13 @@ public struct Bucket: Sendable {
     /// The bucket's name, as the server knows it.
     public let name: String
     let replica: Replica
+    /// Attachment bytes on demand (see ``Bucket/data(for:)``).
+    let attachments: AttachmentCache
 
-    init(name: String, replica: Replica) {
+    init(name: String, replica: Replica, attachments: AttachmentCache) {
         self.name = name
         self.replica = replica
+        self.attachments = attachments
     }
 
     /// The object stored under `key`, or `nil` if there is none (or it was deleted).

@@ -174,7 +174,12 @@ struct OutboxRow {
         if let queued = latest, try operation == .remove || keepsTimes || LocalRecords.ghost(db, bucket, key) == nil {
             let kept = max(priority.rawValue, queued["priority"] as Int)
             try db.executeCached(
-                sql: "UPDATE outbox SET operation = ?, priority = ?, edit_time = COALESCE(?, edit_time), members = ? WHERE id = ?",
+                // A change waiting for attachments takes the edit and goes again: what it holds
+                // back is held again when it is taken (see AttachmentHolds).
+                sql: """
+                    UPDATE outbox SET operation = ?, priority = ?, edit_time = COALESCE(?, edit_time), members = ?, waiting = 0
+                    WHERE id = ?
+                    """,
                 arguments: [operation.rawValue, kept, editTime, encode(earlier.followed(by: edits)), queued["id"] as Int64])
             changeID = queued["ccid"]
         } else {

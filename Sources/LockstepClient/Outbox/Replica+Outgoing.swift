@@ -23,9 +23,9 @@ extension Replica {
                 dropped = false
                 let queued = try Row.fetchAll(
                     db.cachedStatement(sql: """
-                        SELECT * FROM outbox AS q WHERE bucket = ? AND status = 'queued' AND NOT EXISTS (
+                        SELECT * FROM outbox AS q WHERE bucket = ? AND status = 'queued' AND waiting = 0 AND NOT EXISTS (
                             SELECT 1 FROM outbox AS s WHERE s.bucket = q.bucket AND s.key = q.key
-                                AND (s.status IN ('sent', 'accepted') OR (s.status = 'queued' AND s.id < q.id)))
+                                AND (s.status IN ('sent', 'accepted') OR (s.status = 'queued' AND s.waiting = 0 AND s.id < q.id)))
                         ORDER BY priority DESC, id LIMIT ?
                         """),
                     arguments: [bucket, limit - outgoing.count]
@@ -60,7 +60,8 @@ extension Replica {
         case send
         /// Nothing is left to send.
         case drop
-        /// Not yet: a removal of an object the server has not seen, whose creation a peer carries.
+        /// Not yet: a removal of an object the server has not seen, whose creation a peer carries;
+        /// or a change whose members all wait for attachments to upload (see ``AttachmentHolds``).
         case wait
     }
 
@@ -75,20 +76,33 @@ extension Replica {
             guard ghost != nil else { return standsAlone ? .drop : .wait }
             row.expected = nil
         case (.modify, .present(let data)) where standsAlone:
-            let diff = ObjectDiff(from: ghost?.data ?? [:], to: data)
+            let base = ghost?.data ?? [:]
+            let held = try AttachmentHolds.held(db, data, base: base)
+            let sent = AttachmentHolds.withheld(held, from: data, base: base)
+            let diff = ObjectDiff(from: base, to: sent)
+            if !held.isEmpty {
+                if diff.isEmpty { return try holdWhole(db, row) }
+                try AttachmentHolds.holdBack(db, row, held: held, values: data)
+            }
             if diff.isEmpty && ghost != nil { return .drop }
             row.diff = diff
             row.sourceVersion = ghost?.version
-            row.expected = data
+            row.expected = sent
         case (.modify, _) where !standsAlone:
             guard ghost?.isDeleted != true else { return .drop }
             let base = ghost?.data ?? [:]
-            let sent = try mergedEdits(db, row, local: local, into: base)
+            let merged = try mergedEdits(db, row, local: local, into: base)
+            let held = try AttachmentHolds.held(db, merged, base: base)
+            let sent = AttachmentHolds.withheld(held, from: merged, base: base)
             let diff = ObjectDiff(from: base, to: sent)
+            if !held.isEmpty {
+                if diff.isEmpty { return try holdWhole(db, row) }
+                try AttachmentHolds.holdBack(db, row, held: held, values: merged)
+            }
             if diff.isEmpty && ghost != nil { return .drop }
             row.diff = diff
             row.sourceVersion = ghost?.version
-            row.expected = local.data ?? sent
+            row.expected = local.data.map { AttachmentHolds.withheld(held, from: $0, base: base) } ?? sent
         default:
             return .drop
         }
@@ -98,6 +112,12 @@ extension Replica {
             arguments: [row.diff.map { JSONSerializer().string($0.json) }, row.sourceVersion,
                         row.expected.map(LocalRecords.encode), row.id])
         return .send
+    }
+
+    /// Everything `row` would send waits for attachments to upload: the row waits, whole.
+    private static func holdWhole(_ db: Database, _ row: OutboxRow) throws -> Freezing {
+        try AttachmentHolds.wait(db, row)
+        return .wait
     }
 
     /// The row's member edits merged into `base`: each member this row is still the latest
@@ -151,6 +171,15 @@ extension Replica {
             return try resendWhole(db, row, into: &outcome)
         case 410:
             return try takeRemoved(db, row, code: code, message: change.message)
+        case 424 where row.error != 424:
+            // A reference to a blob this user has not uploaded (copied from another object):
+            // upload it from the device's copy, if there is one, and send the change again once
+            // that completes. A second refusal is final.
+            guard try AttachmentHolds.uploadReferences(db, row) else {
+                return try reject(db, row, code: code, message: change.message, into: &outcome)
+            }
+            outcome.sendMore = true
+            return []
         case 429, 500..<600:
             outcome.retryLater = true
             return []
@@ -166,12 +195,16 @@ extension Replica {
             return try reject(db, row, code: row.error ?? 440, message: "the change could not be applied", into: &outcome)
         }
         let ghost = try LocalRecords.ghost(db, row.bucket, row.key)
-        // The whole object carries every later edit too, so the queued change has nothing left.
+        // The whole object carries every later edit too, so the queued change has nothing left;
+        // but members waiting for uploads stay out of it, in a waiting change of their own.
         try db.executeCached(
             sql: "DELETE FROM outbox WHERE bucket = ? AND key = ? AND status = 'queued'", arguments: [row.bucket, row.key])
+        let held = try AttachmentHolds.held(db, data, base: ghost?.data ?? [:])
+        let whole = AttachmentHolds.withheld(held, from: data, base: ghost?.data ?? [:])
+        if !held.isEmpty { try AttachmentHolds.holdBack(db, row, held: held, values: data) }
         try db.executeCached(
             sql: "UPDATE outbox SET full_data = ?, source_version = ?, expected = ? WHERE id = ?",
-            arguments: [LocalRecords.encode(data), ghost?.version, LocalRecords.encode(data), row.id])
+            arguments: [LocalRecords.encode(whole), ghost?.version, LocalRecords.encode(whole), row.id])
         outcome.sendMore = true
         outcome.resendFull.insert(row.changeID)
         return []

@@ -5,7 +5,8 @@ import GRDB
 ///
 /// One file per store directory holds everything the client must not lose: each object's
 /// local state, its ghost (the last version the server acknowledged), the outbox, each
-/// bucket's cursor and the bucket options the server sent. The file is in WAL mode with
+/// bucket's cursor, the bucket options the server sent, and the attachments it holds and
+/// must upload (their bytes are files beside it, see ``BlobFiles``). The file is in WAL mode with
 /// `synchronous = FULL`, so a write that has returned survives a crash or a power cut.
 enum ClientDatabase {
     static let fileName = "lockstep-client.sqlite"
@@ -80,6 +81,28 @@ enum ClientDatabase {
                 -- The ccids of other clients' changes taken from the server, in buckets that meet
                 -- peers: a peer that brings one of them later brings nothing new.
                 CREATE TABLE applied_changes (bucket TEXT NOT NULL, ccid TEXT NOT NULL, PRIMARY KEY (bucket, ccid)) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v4: attachments") { db in
+            try db.execute(sql: """
+                -- Attachment blobs this device knows: stored = 1 while its file is in attachments/
+                -- (last_used orders the cache's evictions); uploaded = 1 once this user's upload of
+                -- it completed, so the server holds it for them.
+                CREATE TABLE blobs (
+                    sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, type TEXT NOT NULL,
+                    stored INTEGER NOT NULL DEFAULT 0, last_used REAL NOT NULL DEFAULT 0,
+                    uploaded INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                CREATE INDEX blobs_by_use ON blobs (stored, last_used);
+                -- The upload queue, highest priority first, then oldest (seq). location is the
+                -- server's upload URL; acknowledged the bytes the server confirmed; error, when set,
+                -- stops the upload for good (a damaged local file, a refusal).
+                CREATE TABLE uploads (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT, sha256 TEXT NOT NULL UNIQUE, priority INTEGER NOT NULL,
+                    location TEXT, acknowledged INTEGER NOT NULL DEFAULT 0, restarts INTEGER NOT NULL DEFAULT 0,
+                    error TEXT, created_at REAL NOT NULL);
+                -- A queued change holding members that refer to attachments not uploaded yet: it is
+                -- not sent, and does not hold back the object's later changes, until they are.
+                ALTER TABLE outbox ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0;
                 """)
         }
         return migrator

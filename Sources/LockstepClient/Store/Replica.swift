@@ -15,9 +15,15 @@ final class Replica: Sendable {
     let outboxChanged: Wakeup
     /// Buckets with a peer link open: local writes log their changes for peers at once.
     let peerLinks = PeerLinks()
+    /// The bytes of attachments, beside the database.
+    let blobFiles: BlobFiles
+    /// Progress of attachment uploads and downloads, for the app.
+    let transfers = TransferHub()
 
     init(directory: URL, editTimes: any EditTimeSource) throws {
         database = try ClientDatabase.open(directory: directory)
+        blobFiles = try BlobFiles(storeDirectory: directory)
+        blobFiles.removeLeftovers()
         events = EventHub()
         outboxChanged = Wakeup()
         self.editTimes = editTimes
@@ -40,7 +46,7 @@ final class Replica: Sendable {
     /// A local write to `key` of `bucket`: `body` edits the object and queues its change, which
     /// goes to the peer log in the same transaction while a peer link is open. Durable when it
     /// returns; then the sync session (and any peer link) wakes to send it.
-    private func writeLocal(bucket: String, key: String, _ body: @Sendable @escaping (Database) throws -> [BucketEvent]) async throws {
+    func writeLocal(bucket: String, key: String, _ body: @Sendable @escaping (Database) throws -> [BucketEvent]) async throws {
         let clientID = clientID
         let peerLinks = peerLinks
         try await write { db in
@@ -149,7 +155,7 @@ final class Replica: Sendable {
 
 extension Replica {
     /// Queues the edit from `old` to `new`, stamped no earlier than what it overwrites.
-    fileprivate static func enqueueEdit(
+    static func enqueueEdit(
         _ db: Database, _ bucket: String, _ key: String, from old: JSONObject, to new: JSONObject, priority: ChangePriority,
         at now: Int64?, by clientID: String
     ) throws {
@@ -159,10 +165,14 @@ extension Replica {
             clientID: clientID)
     }
 
-    /// Changes not yet acknowledged by the server.
+    /// Changes not yet acknowledged by the server, and uploads not completed. A change held
+    /// back for an upload counts as its upload does: not at all once that upload failed for good.
     func pendingCount() throws -> Int {
         try database.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM outbox WHERE status != 'rejected'")) ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: """
+                SELECT (SELECT COUNT(*) FROM outbox WHERE status != 'rejected' AND waiting = 0)
+                    + (SELECT COUNT(*) FROM uploads WHERE error IS NULL)
+                """)) ?? 0
         }
     }
 }

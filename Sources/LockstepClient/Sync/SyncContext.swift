@@ -17,6 +17,8 @@ struct SyncContext: Sendable {
     let shared: Locked<SharedState>
     /// Signalled when the app opens a bucket the running session does not sync yet.
     let bucketsChanged: Wakeup
+    /// Runs the attachment upload queue beside the data sync.
+    let uploader: AttachmentUploader
 
     struct SharedState {
         var state: SyncState = .stopped

@@ -34,6 +34,7 @@ public final class SyncSession: Sendable {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { try? await context.clock.run() }
                     group.addTask { await SyncLoop(context: context).run() }
+                    group.addTask { await context.uploader.run() }
                     await group.next()
                     group.cancelAll()
                 }
@@ -52,8 +53,9 @@ public final class SyncSession: Sendable {
         context.setState(.stopped)
     }
 
-    /// Waits until every bucket has caught up with the server and the outbox is empty (changes
-    /// the server refused do not count). Throws ``LockstepClientError/timedOut(_:)`` after
+    /// Waits until every bucket has caught up with the server, the outbox is empty (changes
+    /// the server refused do not count) and every attachment queued for upload is on the server
+    /// (those whose upload failed for good do not count). Throws ``LockstepClientError/timedOut(_:)`` after
     /// `timeout`, and ``LockstepClientError/unauthorized(_:)`` if the server refuses the token.
     public func waitUntilIdle(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout

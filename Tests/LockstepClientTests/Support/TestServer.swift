@@ -38,7 +38,9 @@ struct TestServer: Sendable {
         let store = try SQLiteStore(path: directory.appendingPathComponent("lockstep.sqlite").path)
         var logger = Logger(label: "lockstep-test")
         logger.logLevel = .warning
-        let services = LockstepServices(store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffset), logger: logger)
+        let services = LockstepServices(
+            store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffset), logger: logger,
+            blobDirectory: directory.appendingPathComponent("blobs"))
         let app = if let existing { existing } else { try await services.accounts.createApp(name: "test") }
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = LockstepServer.application(services: services, host: "127.0.0.1", port: port) { channel in

@@ -1,0 +1,61 @@
+public import LockstepCore
+
+/// Binary data (a photo, a recording) that an object refers to: what ``Bucket/attach(_:type:to:member:priority:)``
+/// returns, and what ``Bucket/attachment(_:of:)`` reads back.
+///
+/// The bytes travel outside the object, addressed by their SHA-256; the object holds only a
+/// small member that any Simperium client sees as plain JSON:
+///
+/// ```json
+/// {"photo": {"$blob": "sha256:9f86d0…", "size": 48213, "type": "image/jpeg"}}
+/// ```
+///
+/// Two attachments with the same bytes are the same attachment, wherever they are used: the
+/// device stores and uploads them once.
+public struct Attachment: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The SHA-256 of the bytes, as 64 lowercase hexadecimal digits.
+    public var sha256: String
+    /// The number of bytes.
+    public var size: Int64
+    /// The media type, e.g. `image/jpeg`.
+    public var type: String
+
+    public init(sha256: String, size: Int64, type: String) {
+        self.sha256 = sha256
+        self.size = size
+        self.type = type
+    }
+
+    /// The reference as an object's member holds it.
+    public var json: JSONValue {
+        ["$blob": .string("sha256:" + sha256), "size": .integer(size), "type": .string(type)]
+    }
+
+    /// The attachment a member refers to; `nil` for any other value.
+    public init?(json: JSONValue) {
+        guard case .object(let members) = json, let blob = members["$blob"]?.stringValue, blob.hasPrefix("sha256:"),
+            let size = members["size"]?.integerValue, size >= 0
+        else { return nil }
+        let hex = String(blob.dropFirst("sha256:".count))
+        guard Self.isHash(hex) else { return nil }
+        self.init(sha256: hex, size: size, type: members["type"]?.stringValue ?? "application/octet-stream")
+    }
+
+    /// Every attachment `value` refers to, at any depth (a list of photos, a nested record).
+    public static func references(in value: JSONValue) -> [Attachment] {
+        if let attachment = Attachment(json: value) { return [attachment] }
+        switch value {
+        case .array(let elements): return elements.flatMap(references(in:))
+        case .object(let members): return members.values.flatMap(references(in:))
+        default: return []
+        }
+    }
+
+    /// Whether `text` is a SHA-256 as Lockstep writes them: 64 lowercase hexadecimal digits.
+    /// (Also what keeps a hash from a server or a peer from naming a path outside the store.)
+    static func isHash(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    public var description: String { "sha256:\(sha256.prefix(12))… (\(size) bytes, \(type))" }
+}

@@ -1,0 +1,55 @@
+/// How far one attachment's upload or download has come: what ``LockstepClient/transfers`` and
+/// ``LockstepClient/progress(of:)`` deliver, for a progress bar.
+///
+/// ```swift
+/// for await progress in client.progress(of: photo) {
+///     bar.value = progress.fractionCompleted          // 0.0 … 1.0
+///     if case .failed(let error) = progress.state { show(error) }
+/// }
+/// ```
+public struct TransferProgress: Sendable, Equatable {
+    public enum Direction: Sendable, Equatable {
+        case upload
+        case download
+    }
+
+    public enum State: Sendable, Equatable {
+        /// Waiting its turn: data changes go first (see ``ChangePriority``), then uploads by
+        /// priority; or the server cannot be reached.
+        case queued
+        /// Bytes are moving.
+        case transferring
+        /// The server holds the whole blob (upload), or the device does (download).
+        case completed
+        /// Stopped for good; for an upload, until the app attaches the same bytes again.
+        case failed(AttachmentError)
+    }
+
+    public var attachment: Attachment
+    public var direction: Direction
+    /// Bytes done: for an upload, those the server confirmed it holds.
+    public var completedBytes: Int64
+    public var state: State
+
+    public var totalBytes: Int64 { attachment.size }
+
+    /// `completedBytes` over `totalBytes`, from 0 to 1 (1 for an empty attachment).
+    public var fractionCompleted: Double {
+        attachment.size == 0 ? 1 : min(1, Double(completedBytes) / Double(attachment.size))
+    }
+
+    /// Whether nothing more will happen to this transfer.
+    public var isFinished: Bool {
+        switch state {
+        case .completed, .failed: true
+        case .queued, .transferring: false
+        }
+    }
+
+    public init(attachment: Attachment, direction: Direction, completedBytes: Int64, state: State) {
+        self.attachment = attachment
+        self.direction = direction
+        self.completedBytes = completedBytes
+        self.state = state
+    }
+}
