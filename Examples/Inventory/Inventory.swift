@@ -12,7 +12,7 @@ import LockstepClient
 struct Inventory: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inventory", abstract: "An offline inventory for a moving team, synced phone to phone and with the server.",
-        subcommands: [Add.self, Change.self, Delete.self, List.self, Sync.self, Peer.self])
+        subcommands: [Add.self, Change.self, Delete.self, List.self, Photo.self, Sync.self, Peer.self])
 }
 
 struct Add: AsyncParsableCommand {
@@ -88,7 +88,9 @@ struct List: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(byKey), as: UTF8.self))
         } else {
             for (key, item) in all {
-                let photos = item.photos.map { "\($0.count) photo(s)" } ?? ""
+                let count = (item.photos?.count ?? 0) + item.pictures.count
+                let pictures = item.pictures.keys.sorted().map { "\($0) (\(item.pictures[$0]!.size) bytes)" }
+                let photos = count == 0 ? "" : "\(count) photo(s)" + (pictures.isEmpty ? "" : ": " + pictures.joined(separator: ", "))
                 print([key, item.status.rawValue, item.category, item.name, item.barcode ?? "", photos].joined(separator: "\t"))
             }
         }

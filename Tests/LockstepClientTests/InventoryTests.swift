@@ -65,4 +65,50 @@ struct InventoryTests {
         #expect(onServer[sofa]?["status"] == "packed")
         await server.stop()
     }
+
+    @Test("a mover attaches a photo on site; another phone lists it and saves it; edits keep it")
+    func photos() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await server.request("POST", "__options__/i/inventory", token: server.app.adminToken, body: ["shared": true])
+        let stores = (0..<2).map { _ in temporaryStore() }
+        defer { stores.forEach(removeStore) }
+        var tokens: [String] = []
+        for index in 0..<2 { tokens.append(try await server.createUser("mover-\(index)@example.com")) }
+        let movers = (0..<2).map { index in
+            ["--server", server.baseURL.absoluteString, "--app", server.appID, "--token", tokens[index], "--store", stores[index].path]
+        }
+        func inventory(_ mover: Int, _ words: [String], _ arguments: String...) async throws -> String {
+            let result = try await LockstepTool.run(words + movers[mover] + arguments, program: "inventory")
+            try #require(result.status == 0, "inventory \(words) \(arguments): \(result.output)")
+            return result.output
+        }
+        let photo = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("box-\(UUID().uuidString).jpg")
+        try Data(photo).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let box = try await inventory(0, ["add"], "--name", "Books", "--category", "boxes").trimmingCharacters(in: .whitespacesAndNewlines)
+        let added = try await inventory(0, ["photo", "add"], box, file.path, "--name", "front")
+        #expect(added.contains("front\t300000 bytes"), "\(added)")
+        // On the phone at once, before any sync.
+        #expect(try await inventory(0, ["list"]).contains("1 photo(s): front (300000 bytes)"))
+        _ = try await inventory(0, ["sync"])
+
+        _ = try await inventory(1, ["sync"])
+        #expect(try await inventory(1, ["list"]).contains("1 photo(s): front (300000 bytes)"))
+        let saved = FileManager.default.temporaryDirectory.appendingPathComponent("saved-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: saved) }
+        _ = try await inventory(1, ["photo", "save"], box, "front", "--output", saved.path)
+        #expect(try Data(contentsOf: saved) == Data(photo))
+
+        // Another field changed on the second phone: the photo stays on the item everywhere.
+        _ = try await inventory(1, ["change"], box, "--status", "packed")
+        _ = try await inventory(1, ["sync"])
+        let onServer = try await server.objects("inventory", token: tokens[0])
+        #expect(onServer[box]?["status"] == "packed")
+        #expect(onServer[box]?["photo-front"]?["$blob"]?.stringValue?.hasPrefix("sha256:") == true, "\(onServer[box] ?? [:])")
+        let missing = try await LockstepTool.run(["photo", "save"] + movers[1] + [box, "back", "--output", saved.path], program: "inventory")
+        #expect(missing.status != 0 && missing.output.contains("has no photo back"), "\(missing.output)")
+    }
 }

@@ -28,17 +28,13 @@ public struct Attachment: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The reference as an object's member holds it.
     public var json: JSONValue {
-        ["$blob": .string("sha256:" + sha256), "size": .integer(size), "type": .string(type)]
+        [BlobReference.marker: .string("sha256:" + sha256), "size": .integer(size), "type": .string(type)]
     }
 
-    /// The attachment a member refers to; `nil` for any other value.
+    /// The attachment a member refers to; `nil` for any other value (one without a size, too).
     public init?(json: JSONValue) {
-        guard case .object(let members) = json, let blob = members["$blob"]?.stringValue, blob.hasPrefix("sha256:"),
-            let size = members["size"]?.integerValue, size >= 0
-        else { return nil }
-        let hex = String(blob.dropFirst("sha256:".count))
-        guard Self.isHash(hex) else { return nil }
-        self.init(sha256: hex, size: size, type: members["type"]?.stringValue ?? "application/octet-stream")
+        guard let reference = BlobReference(json), let size = reference.size, size >= 0 else { return nil }
+        self.init(sha256: reference.hash.hex, size: size, type: reference.type ?? "application/octet-stream")
     }
 
     /// Every attachment `value` refers to, at any depth (a list of photos, a nested record).
@@ -54,7 +50,7 @@ public struct Attachment: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Whether `text` is a SHA-256 as Lockstep writes them: 64 lowercase hexadecimal digits.
     /// (Also what keeps a hash from a server or a peer from naming a path outside the store.)
     static func isHash(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        BlobHash(hex: text)?.hex == text
     }
 
     public var description: String { "sha256:\(sha256.prefix(12))… (\(size) bytes, \(type))" }
