@@ -15,10 +15,13 @@ public struct BlobHash: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.hex = hex.lowercased()
     }
 
-    /// A hash from its written form, `sha256:<hex>`.
+    /// A hash from its written form, `sha256:<hex>`, with lowercase digits only: the one
+    /// spelling of a reference, so that a server and every client read the same references.
     public init?(_ text: some StringProtocol) {
         guard text.hasPrefix(Self.prefix) else { return nil }
-        self.init(hex: text.dropFirst(Self.prefix.count))
+        let digits = text.dropFirst(Self.prefix.count)
+        guard let hash = BlobHash(hex: digits), hash.hex == digits else { return nil }
+        self = hash
     }
 
     /// The hash of a finished digest.

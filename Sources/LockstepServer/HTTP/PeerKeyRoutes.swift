@@ -23,16 +23,28 @@ struct PeerKeyRoutes<Context: RequestContext> {
                 guard let secret = try await services.store.peerSecret(appID: scope.appID) else {
                     throw AccountError(.notFound, "there is no app \(scope.appID)")
                 }
-                return Response.json(.object(["key": .string(PeerKey.derive(secret: secret, scope: scope))]))
+                var writers: [String]?
+                if case .space(let spaceID) = scope.owner {
+                    writers = try await services.store.spaceMembers(appID: scope.appID, spaceID: spaceID)
+                        .filter(\.role.canWrite).compactMap(\.userID)
+                }
+                return Response.json(.object(["key": .string(PeerKey.derive(secret: secret, scope: scope, writers: writers))]))
             }
         }
     }
 }
 
 /// The derivation of a scope's peer key: HMAC-SHA256 of the scope under the app's secret.
+///
+/// A space's bucket has a key that names its writers too: when the space gains or loses a
+/// writer (one removed, or made a reader), its key changes, so a device of someone taken off
+/// the job can no longer join the team's phones once they have fetched the new key (as apps
+/// do on each sync, ``PeerSync/prepare()``). Other buckets keep one key for good.
 enum PeerKey {
-    static func derive(secret: String, scope: BucketScope) -> String {
-        let message = Array("lockstep peer key v1\u{0}\(scope.appID)\u{0}\(scope.ownerKey)\u{0}\(scope.bucket)".utf8)
+    static func derive(secret: String, scope: BucketScope, writers: [String]? = nil) -> String {
+        var text = "lockstep peer key v\(writers == nil ? 1 : 2)\u{0}\(scope.appID)\u{0}\(scope.ownerKey)\u{0}\(scope.bucket)"
+        if let writers { text += "\u{0}" + writers.sorted().joined(separator: ",") }
+        let message = Array(text.utf8)
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Array(secret.utf8)))
         return Hex.encode(mac)
     }
