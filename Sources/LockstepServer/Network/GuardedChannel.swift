@@ -27,6 +27,7 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
             let requestGuard = RequestGuard(limits: limits)
             try channel.pipeline.syncOperations.addHandler(requestGuard.watcher, position: .before(decoder))
             try channel.pipeline.syncOperations.addHandler(requestGuard, position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(FileBodyWriter(), position: .after(requestGuard))
             return value
         }
     }
