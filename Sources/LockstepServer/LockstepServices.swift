@@ -51,7 +51,7 @@ public struct LockstepServices: Sendable {
             store: store, limits: limits, now: { clock.now() }, onRevoked: { hashes in tokenWatch.revoked(hashes) })
         let spaceChannels = SpaceChannels()
         self.spaceChannels = spaceChannels
-        self.spaces = SpaceService(store: store, channels: spaceChannels, connections: connections, now: { clock.now() })
+        self.spaces = SpaceService(store: store, channels: spaceChannels, connections: connections, limits: limits, now: { clock.now() })
         let blobs = blobDirectory.map { BlobService(directory: BlobDirectory(root: $0), store: store, limits: limits) }
         self.blobs = blobs
         let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, blobs: blobs, logger: logger)

@@ -64,6 +64,10 @@ struct LimitOptions: ParsableArguments {
     @Option(name: .customLong("password-hash-cost"), help: "scrypt cost N for password hashes (a power of two).")
     var passwordHashCost: Int?
 
+    @Option(name: .customLong("max-spaces-per-user"), help: "Spaces one user may be a member of; 0: no limit (default 1000).")
+    var maximumSpacesPerUser: Int?
+    @Option(name: .customLong("max-members-per-space"), help: "Members and waiting invitations of one space; 0: no limit (default 1000).")
+    var maximumMembersPerSpace: Int?
     @Option(name: .customLong("max-blob-bytes"), help: "Largest blob (attachment) a user may upload (default 4 GiB).")
     var maximumBlobBytes: Int64?
     @Option(name: .customLong("blob-quota-bytes"), help: "Bytes of blobs one user may upload, finished and under way; 0: no quota (default 10 GiB).")
@@ -125,6 +129,8 @@ struct LimitOptions: ParsableArguments {
             guard value > 1, value & (value - 1) == 0 else { throw ValidationError("the password hash cost must be a power of two") }
             limits.passwordHashCost = value
         }
+        if let value = try pick(maximumSpacesPerUser, "LOCKSTEP_MAX_SPACES_PER_USER") { limits.maximumSpacesPerUser = value }
+        if let value = try pick(maximumMembersPerSpace, "LOCKSTEP_MAX_MEMBERS_PER_SPACE") { limits.maximumMembersPerSpace = value }
         if let value = try pick(maximumBlobBytes, "LOCKSTEP_MAX_BLOB_BYTES") { limits.maximumBlobBytes = value }
         if let value = try pick(blobQuotaBytesPerUser, "LOCKSTEP_BLOB_QUOTA_BYTES") { limits.blobQuotaBytesPerUser = value }
         if let value = try pick(blobGracePeriodSeconds, "LOCKSTEP_BLOB_GRACE_SECONDS") { limits.blobGracePeriodSeconds = value }

@@ -94,6 +94,12 @@ public struct Limits: Sendable, Equatable {
     /// scrypt's cost parameter N for password hashes (a power of two).
     public var passwordHashCost = 1 << 15
 
+    /// How many spaces one user may be a member of (made or joined); past it making one is
+    /// refused (403). Invitations are not counted against the invitee. 0 turns it off.
+    public var maximumSpacesPerUser = 1000
+    /// How many members and waiting invitations one space may have; past it inviting someone
+    /// new is refused (403). 0 turns it off.
+    public var maximumMembersPerSpace = 1000
     /// The largest blob (attachment) a user may upload; a larger upload is refused (413) before
     /// a byte of it is read.
     public var maximumBlobBytes: Int64 = 4 << 30

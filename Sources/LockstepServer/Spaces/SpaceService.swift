@@ -14,6 +14,7 @@ public struct SpaceService: Sendable {
     let store: any SyncStore
     let channels: SpaceChannels
     let connections: ConnectionRegistry
+    let limits: Limits
     let now: @Sendable () -> Int64
 
     /// A space and what the caller may do in it.
@@ -26,6 +27,13 @@ public struct SpaceService: Sendable {
     /// Makes a space with the caller as its owner (the admin token's spaces start with no members).
     public func create(name: String, by identity: AccountService.Identity) async throws -> SpaceListing {
         try SpaceName.validate(name)
+        if identity.userID != nil, !identity.isAdmin, limits.maximumSpacesPerUser > 0 {
+            let held = try await store.spaces(appID: identity.appID, memberID: identity.userID).count
+            guard held < limits.maximumSpacesPerUser else {
+                throw AccountError(
+                    .forbidden, "you are a member of \(held) spaces, the most a user may be (\(limits.maximumSpacesPerUser)): leave or delete one first")
+            }
+        }
         let space = SpaceRecord(appID: identity.appID, id: Secrets.randomHex(), name: name, createdAt: now())
         do {
             try await store.insertSpace(space, ownerID: identity.userID)
@@ -68,6 +76,15 @@ public struct SpaceService: Sendable {
     public func invite(_ email: String?, as role: SpaceRole, to name: String, by identity: AccountService.Identity) async throws -> String {
         let grant = try await managing(name, identity, "inviting")
         let address = try InvitationAddress.validate(email)
+        if limits.maximumMembersPerSpace > 0 {
+            let members = try await store.spaceMembers(appID: identity.appID, spaceID: grant.space.id)
+            let isNew = !members.contains { Username.canonical($0.email) == Username.canonical(address) }
+            guard !isNew || members.count < limits.maximumMembersPerSpace else {
+                throw AccountError(
+                    .forbidden,
+                    "space \(name) has \(members.count) members and invitations, the most a space may have (\(limits.maximumMembersPerSpace)): remove one first")
+            }
+        }
         // A member's channels end before their role changes, so no write of the old role lands after it.
         var member: String?
         if let existing = try await store.user(appID: identity.appID, username: address),
