@@ -10,13 +10,8 @@ struct InventoryTests {
     func offlineJob() async throws {
         var server = try await TestServer.start()
         _ = try await server.request("POST", "__options__/i/inventory", token: server.app.adminToken, body: ["shared": true])
-        let stores = (0..<2).map { _ in temporaryStore() }
+        let (stores, tokens, movers) = try await Self.movers(of: server)
         defer { stores.forEach(removeStore) }
-        var tokens: [String] = []
-        for index in 0..<2 { tokens.append(try await server.createUser("mover-\(index)@example.com")) }
-        let movers = (0..<2).map { index in
-            ["--server", server.baseURL.absoluteString, "--app", server.appID, "--token", tokens[index], "--store", stores[index].path]
-        }
         func inventory(_ mover: Int, _ command: String, _ arguments: String...) async throws -> String {
             let result = try await LockstepTool.run([command] + movers[mover] + arguments, program: "inventory")
             try #require(result.status == 0, "inventory \(command) \(arguments): \(result.output)")
@@ -71,13 +66,8 @@ struct InventoryTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         _ = try await server.request("POST", "__options__/i/inventory", token: server.app.adminToken, body: ["shared": true])
-        let stores = (0..<2).map { _ in temporaryStore() }
+        let (stores, tokens, movers) = try await Self.movers(of: server)
         defer { stores.forEach(removeStore) }
-        var tokens: [String] = []
-        for index in 0..<2 { tokens.append(try await server.createUser("mover-\(index)@example.com")) }
-        let movers = (0..<2).map { index in
-            ["--server", server.baseURL.absoluteString, "--app", server.appID, "--token", tokens[index], "--store", stores[index].path]
-        }
         func inventory(_ mover: Int, _ words: [String], _ arguments: String...) async throws -> String {
             let result = try await LockstepTool.run(words + movers[mover] + arguments, program: "inventory")
             try #require(result.status == 0, "inventory \(words) \(arguments): \(result.output)")
@@ -110,5 +100,17 @@ struct InventoryTests {
         #expect(onServer[box]?["photo-front"]?["$blob"]?.stringValue?.hasPrefix("sha256:") == true, "\(onServer[box] ?? [:])")
         let missing = try await LockstepTool.run(["photo", "save"] + movers[1] + [box, "back", "--output", saved.path], program: "inventory")
         #expect(missing.status != 0 && missing.output.contains("has no photo back"), "\(missing.output)")
+    }
+
+    /// Two movers of the server's app: each one's phone store, token, and the options that
+    /// point `inventory` at them.
+    private static func movers(of server: TestServer) async throws -> (stores: [URL], tokens: [String], arguments: [[String]]) {
+        let stores = (0..<2).map { _ in temporaryStore() }
+        var tokens: [String] = []
+        for index in 0..<2 { tokens.append(try await server.createUser("mover-\(index)@example.com")) }
+        let arguments = (0..<2).map { index in
+            ["--server", server.baseURL.absoluteString, "--app", server.appID, "--token", tokens[index], "--store", stores[index].path]
+        }
+        return (stores, tokens, arguments)
     }
 }

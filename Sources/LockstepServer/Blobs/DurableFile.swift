@@ -16,12 +16,7 @@ enum DurableFile {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw BlobFileError("cannot create \(temporary)") }
         defer { close(descriptor) }
-        var written = 0
-        while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard result > 0 else { throw BlobFileError("cannot write \(temporary)") }
-            written += result
-        }
+        guard PrivateFiles.writeAll(bytes, to: descriptor) else { throw BlobFileError("cannot write \(temporary)") }
         guard fsync(descriptor) == 0 else { throw BlobFileError("cannot flush \(temporary)") }
         try move(temporary, to: path)
     }

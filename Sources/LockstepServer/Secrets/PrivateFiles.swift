@@ -52,14 +52,22 @@ public enum PrivateFiles {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw PrivateFileError("cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        let bytes = Array(contents.utf8)
+        guard writeAll(Array(contents.utf8), to: descriptor) else {
+            throw PrivateFileError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        guard fsync(descriptor) == 0 else { throw PrivateFileError("cannot flush \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, however many writes it takes; false on an error
+    /// (with `errno` set).
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
         var written = 0
         while written < bytes.count {
             let result = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard result > 0 else { throw PrivateFileError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            guard result > 0 else { return false }
             written += result
         }
-        guard fsync(descriptor) == 0 else { throw PrivateFileError("cannot flush \(path): \(String(cString: strerror(errno)))") }
+        return true
     }
 
     /// The permission bits of `path`; `nil` when it does not exist.
