@@ -88,6 +88,7 @@ struct AdminRoutes<Context: RequestContext> {
         let app = try await admin(request, context)
         let buckets = try await services.store.consoleBuckets(appID: app)
         var names: [String: String] = [:]
+        var spaceNames: [String: String]?
         var options: [String: JSONObject] = [:]
         var listed: [JSONValue] = []
         for bucket in buckets {
@@ -100,6 +101,13 @@ struct AdminRoutes<Context: RequestContext> {
             if case .user(let id) = scope.owner {
                 if names[id] == nil { names[id] = try await services.store.user(appID: app, id: id)?.username ?? "" }
                 entry["ownerName"] = .string(names[id] ?? "")
+            } else if case .space(let id) = scope.owner {
+                // The name a client reaches the bucket by (`__<space>.<bucket>`) needs the space's name.
+                if spaceNames == nil {
+                    spaceNames = Dictionary(
+                        try await services.store.spaces(appID: app, memberID: nil).map { ($0.space.id, $0.space.name) }) { first, _ in first }
+                }
+                entry["ownerName"] = .string(spaceNames?[id] ?? "")
             }
             listed.append(.object(entry))
         }

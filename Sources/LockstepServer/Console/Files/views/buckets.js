@@ -38,7 +38,7 @@ export async function show(main, params) {
 
 function ownerLabel(bucket) {
   if (bucket.owner === "") return "shared";
-  if (bucket.owner.startsWith("space:")) return `space ${bucket.owner.slice(6)}`;
+  if (bucket.owner.startsWith("space:")) return `space ${bucket.ownerName || bucket.owner.slice(6)}`;
   return bucket.ownerName || bucket.owner;
 }
 
@@ -46,8 +46,10 @@ function bucketRows(entry, message) {
   const editor = optionsEditor(entry, message);
   if (!entry.owners.length) return [h("tr", { "data-bucket": entry.name }, h("td", {}, entry.name), h("td", { colspan: 3, class: "muted" }, "no objects yet"), h("td", {}, editor))];
   return entry.owners.map((bucket, index) => {
-    const browsable = !bucket.owner.startsWith("space:");
-    const link = `#/objects?bucket=${encodeURIComponent(bucket.name)}&owner=${encodeURIComponent(bucket.owner)}`;
+    // A space's bucket is browsed under the name its members use, __<space>.<bucket>.
+    const browsable = !bucket.owner.startsWith("space:") || bucket.ownerName;
+    const space = bucket.owner.startsWith("space:") ? `&space=${encodeURIComponent(bucket.ownerName)}` : "";
+    const link = `#/objects?bucket=${encodeURIComponent(bucket.name)}&owner=${encodeURIComponent(bucket.owner)}${space}`;
     return h("tr", { "data-bucket": bucket.name, "data-owner": bucket.owner },
       h("td", {}, browsable ? h("a", { href: link }, bucket.name) : bucket.name),
       h("td", {}, ownerLabel(bucket)),

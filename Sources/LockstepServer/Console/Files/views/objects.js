@@ -9,14 +9,17 @@ import { lineDiff, objectDiff, pretty } from "../jsondiff.js";
 export async function show(main, params) {
   const bucket = params.get("bucket") ?? "";
   const owner = params.get("owner") ?? "";
+  const space = params.get("space") ?? "";
   const chooser = await bucketChooser(bucket, owner);
   if (!bucket) {
     fill(main, h("h2", {}, "Objects"), chooser, h("p", { class: "muted" }, "Choose a bucket (or open one from Buckets)."));
     return;
   }
   // A user's bucket is read as that user (X-Simperium-User); shared buckets have no owner.
+  // A space's bucket is read under the name its members use, __<space>.<bucket>, as the admin.
   const user = owner && !owner.startsWith("space:") ? owner : undefined;
-  const path = (rest) => `${encodeURIComponent(bucket)}/${rest}`;
+  const name = owner.startsWith("space:") && space ? `__${space}.${bucket}` : bucket;
+  const path = (rest) => `${encodeURIComponent(name)}/${rest}`;
   const prefix = h("input", { type: "search", placeholder: "key begins with…", "aria-label": "Search objects by key prefix", spellcheck: "false" });
   const rows = h("tbody");
   const more = h("button", { type: "button", class: "quiet", hidden: true }, "More");
@@ -161,7 +164,7 @@ export async function show(main, params) {
   }
 
   const index = await api.get(path("index?limit=1"), { user });
-  const channel = openChannel(bucket, user, {
+  const channel = openChannel(name, user, {
     start: (opened) => startFromNow(opened, index.current),
     changes(list) {
       for (const change of list) {
@@ -184,7 +187,7 @@ export async function show(main, params) {
   });
   more.addEventListener("click", () => load(false));
   fill(main,
-    h("h2", {}, `Objects of ${bucket}`, h("small", { class: "muted" }, owner ? ` (owner ${owner})` : " (shared)")),
+    h("h2", {}, `Objects of ${bucket}`, h("small", { class: "muted" }, space ? ` (space ${space})` : owner ? ` (owner ${owner})` : " (shared)")),
     chooser,
     h("div", { class: "split" },
       h("div", {}, h("div", { class: "row" }, prefix),
@@ -199,17 +202,18 @@ export async function show(main, params) {
 /** A form to open another bucket: its name and owner, offered from the bucket list. */
 async function bucketChooser(bucket, owner) {
   const { buckets } = await api.get("__admin__/buckets");
-  const choices = buckets.filter((entry) => !entry.owner.startsWith("space:"));
+  const choices = buckets.filter((entry) => !entry.owner.startsWith("space:") || entry.ownerName);
   const select = h("select", { "aria-label": "Bucket and owner" },
     h("option", { value: "" }, "Choose a bucket…"),
     choices.map((entry) => h("option", {
-      value: `${entry.name}\n${entry.owner}`,
+      value: `${entry.name}\n${entry.owner}\n${entry.owner.startsWith("space:") ? entry.ownerName : ""}`,
       selected: entry.name === bucket && entry.owner === owner,
-    }, `${entry.name} · ${entry.owner === "" ? "shared" : entry.ownerName || entry.owner} (${entry.objects})`)));
+    }, `${entry.name} · ${entry.owner === "" ? "shared" : entry.owner.startsWith("space:") ? `space ${entry.ownerName}` : entry.ownerName || entry.owner} (${entry.objects})`)));
   select.addEventListener("change", () => {
     if (!select.value) return;
-    const [name, who] = select.value.split("\n");
-    location.hash = `#/objects?bucket=${encodeURIComponent(name)}&owner=${encodeURIComponent(who)}`;
+    const [name, who, space] = select.value.split("\n");
+    const inSpace = space ? `&space=${encodeURIComponent(space)}` : "";
+    location.hash = `#/objects?bucket=${encodeURIComponent(name)}&owner=${encodeURIComponent(who)}${inSpace}`;
   });
   return h("div", { class: "row" }, select);
 }
