@@ -141,6 +141,7 @@ struct PeerSession {
             if let chunk = try PeerBlobMessage.chunk(in: bytes) {
                 guard let blobs else { throw PeerSyncError.protocolViolation("a blob chunk on a link without blobs") }
                 _ = try await blobs.downloads.take(chunk)
+                blobs.queue.send(PeerBlobMessage.taken)
                 continue
             }
             let message = try PeerMessage.json(bytes)
@@ -151,6 +152,8 @@ struct PeerSession {
                 try await ask(for: referred, downloads: blobs.downloads, queue: blobs.queue)
             } else if let blobs, let requests = try PeerBlobMessage.requests(in: message) {
                 blobs.queue.serve(requests)
+            } else if let blobs, PeerBlobMessage.isTaken(message) {
+                blobs.queue.taken()
             } else if let blobs, let missing = PeerBlobMessage.missing(in: message) {
                 blobs.downloads.forget(missing)
             }

@@ -8,6 +8,9 @@ import LockstepCore
 /// - `{"blobs":[{"sha256":…,"size":N,"from":K},…]}` asks for blobs this side lacks, each from
 ///   byte `K` (what a cut link left of it).
 /// - `{"noBlob":"<hex>"}` says the asked peer does not hold that blob (evicted, or never had it).
+/// - `{"taken":1}` says a chunk was taken in (written, or dropped): the holder sends no more
+///   than ``PeerBlobQueue/window`` chunks ahead of these, so a receiver slower than the link
+///   never holds more than that many in memory.
 /// - A chunk is binary, not JSON: byte `0x00`, the 32 bytes of the SHA-256, the offset and the
 ///   blob's total size (8 bytes each, big-endian), then the bytes. JSON messages start with `{`.
 enum PeerBlobMessage {
@@ -35,6 +38,13 @@ enum PeerBlobMessage {
 
     static func noBlob(_ sha256: String) -> [UInt8] {
         JSONValue.object(["noBlob": .string(sha256)]).jsonBytes
+    }
+
+    static let taken = JSONValue.object(["taken": .integer(1)]).jsonBytes
+
+    /// Whether a JSON message says a chunk was taken in.
+    static func isTaken(_ message: JSONValue) -> Bool {
+        message["taken"]?.integerValue == 1
     }
 
     static func chunk(sha256: String, offset: Int64, size: Int64, bytes: Data) -> [UInt8] {

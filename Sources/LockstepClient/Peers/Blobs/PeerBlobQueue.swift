@@ -7,11 +7,16 @@ import Synchronization
 /// The sending half is the only writer of a link (sealed messages are numbered in the order
 /// they go), so the receiving half never sends itself: it queues here and signals ``wakeup``.
 /// Changes go before chunks: the sender serves one chunk, then sends whatever changes
-/// arrived meanwhile, then the next chunk.
+/// arrived meanwhile, then the next chunk, and stops while ``window`` chunks are not yet taken
+/// in by the peer.
 final class PeerBlobQueue: Sendable {
+    /// Chunks sent ahead of the peer's `taken` messages.
+    static let window = 8
+
     private struct State {
         var messages: [[UInt8]] = []
         var serving: [PeerBlobMessage.Request] = []
+        var inFlight = 0
     }
 
     private let state = Mutex(State())
@@ -34,6 +39,12 @@ final class PeerBlobQueue: Sendable {
         wakeup.signal()
     }
 
+    /// The peer took a chunk in: one more may go.
+    func taken() {
+        state.withLock { $0.inFlight = max(0, $0.inFlight - 1) }
+        wakeup.signal()
+    }
+
     func takeMessages() -> [[UInt8]] {
         state.withLock { state in
             defer { state.messages = [] }
@@ -42,9 +53,9 @@ final class PeerBlobQueue: Sendable {
     }
 
     /// The next chunk to send, as a message (or a `noBlob` when the device lacks the blob),
-    /// moving its request on; `nil` when nothing is asked.
+    /// moving its request on; `nil` when nothing is asked, or the window is full.
     func nextChunk(files: BlobFiles, chunkBytes: Int) throws -> [UInt8]? {
-        guard let request = state.withLock({ $0.serving.first }) else { return nil }
+        guard let request = state.withLock({ $0.inFlight < Self.window ? $0.serving.first : nil }) else { return nil }
         guard files.exists(request.sha256) else {
             finish(request)
             return PeerBlobMessage.noBlob(request.sha256)
@@ -57,6 +68,7 @@ final class PeerBlobQueue: Sendable {
         }
         let message = PeerBlobMessage.chunk(sha256: request.sha256, offset: request.from, size: request.size, bytes: bytes)
         state.withLock { state in
+            state.inFlight += 1
             guard let index = state.serving.firstIndex(of: request) else { return }
             state.serving[index].from += Int64(count)
             if state.serving[index].from >= request.size { state.serving.remove(at: index) }
