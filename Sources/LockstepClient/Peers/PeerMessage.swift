@@ -4,13 +4,16 @@ import LockstepCore
 /// nearby device sends passes through these readers before it reaches the store, so each
 /// refuses what it cannot use with a ``PeerSyncError`` instead of trusting its shape.
 enum PeerMessage {
-    /// `{"lockstep-peer":1,"peer":…,"bucket":…,"nonce":…}`: sent in the clear, with a fresh
-    /// nonce, so that the keys both sides derive from the two hellos are new for every link.
+    /// `{"lockstep-peer":1,"peer":…,"bucket":…,"nonce":…,"blobs":1}`: sent in the clear, with a
+    /// fresh nonce, so that the keys both sides derive from the two hellos are new for every link.
+    /// `"blobs":1` says this side asks for and serves attachment bytes (``PeerBlobMessage``); an
+    /// older peer ignores the member, and is never sent those messages.
     static func hello(clientID: String, bucket: String) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let nonce = Hex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         return JSONValue.object([
             "lockstep-peer": .integer(1), "peer": .string(clientID), "bucket": .string(bucket), "nonce": .string(nonce),
+            "blobs": .integer(1),
         ]).jsonBytes
     }
 
@@ -25,6 +28,11 @@ enum PeerMessage {
         }
         guard peer != clientID else { throw PeerSyncError.protocolViolation("a link to this client itself") }
         return peer
+    }
+
+    /// Whether a peer's hello says it carries attachment bytes.
+    static func offersBlobs(inHello bytes: [UInt8]) -> Bool {
+        (try? json(bytes))?["blobs"]?.integerValue == 1
     }
 
     /// `{"want":N}`: the last position of the other side's log this side holds.
@@ -49,7 +57,12 @@ enum PeerMessage {
     /// The changes a message carries, or `nil` for a message of another kind (which a later
     /// version of the protocol may send, and this one ignores).
     static func changes(in bytes: [UInt8], bucket: String) throws -> [LoggedPeerChange]? {
-        guard let entries = try json(bytes)["changes"]?.arrayValue else { return nil }
+        try changes(inJSON: try json(bytes), bucket: bucket)
+    }
+
+    /// ``changes(in:bucket:)`` of a message parsed already.
+    static func changes(inJSON message: JSONValue, bucket: String) throws -> [LoggedPeerChange]? {
+        guard let entries = message["changes"]?.arrayValue else { return nil }
         return try entries.map { entry in
             guard let seq = entry["seq"]?.integerValue, let change = entry["change"] else {
                 throw PeerSyncError.protocolViolation("a change without seq")
@@ -58,7 +71,7 @@ enum PeerMessage {
         }
     }
 
-    private static func json(_ bytes: [UInt8]) throws -> JSONValue {
+    static func json(_ bytes: [UInt8]) throws -> JSONValue {
         do {
             return try JSONValue(parsing: bytes)
         } catch {

@@ -26,14 +26,17 @@ public final class PeerSync: Sendable {
         public var maximumMessageBytes: Int
         /// Changes per message when catching a peer up.
         public var changesPerMessage: Int
+        /// Attachment bytes per chunk sent to a peer (within ``maximumMessageBytes``).
+        public var blobChunkBytes: Int
         /// How long a new link may take to prove it holds the peer key before it is closed.
         public var handshakeTimeout: Duration
         public var logger: Logger
 
         public init(
             maximumMessageBytes: Int = 4 << 20, changesPerMessage: Int = 200, handshakeTimeout: Duration = .seconds(10),
-            logger: Logger = Logger(label: "LockstepClient.PeerSync")
+            blobChunkBytes: Int = 512 << 10, logger: Logger = Logger(label: "LockstepClient.PeerSync")
         ) {
+            self.blobChunkBytes = blobChunkBytes
             self.maximumMessageBytes = maximumMessageBytes
             self.changesPerMessage = changesPerMessage
             self.handshakeTimeout = handshakeTimeout
