@@ -1,6 +1,7 @@
 import Foundation
 @testable import LockstepClient
 import LockstepCore
+import Synchronization
 import Testing
 
 /// A peer of the first protocol version (no `"blobs"` in its hello) meets this one.
@@ -35,20 +36,22 @@ struct PeerBlobCompatibilityTests {
         let change = PeerChange(bucket: "items", key: "crate", changeID: "old-1", author: "old-phone", operation: .modify, edits: edits, editTime: 5)
         try await old.send(try keys.sealing.seal(PeerMessage.changes([LoggedPeerChange(seq: 1, change: change)])))
 
-        var kinds: [String] = []
+        let seen = Mutex<[String]>([])
         let reading = Task { [keys] in
             var opener = keys.opening
-            var kinds: [String] = []
             while let frame = try await incoming.next() {
                 let message = try JSONValue(parsing: try opener.open(frame))
-                kinds.append(contentsOf: message.objectValue?.keys.sorted() ?? ["?"])
+                seen.withLock { $0.append(contentsOf: message.objectValue?.keys.sorted() ?? ["?"]) }
             }
-            return kinds
         }
         try await eventually("the older peer's change is taken in") { try client.bucket("items").get("crate") != nil }
+        // This side's own change reaches the older peer as before (waited for, not timed: a
+        // loaded machine takes its time); then a moment more for any blob message to show.
+        try await eventually("this side's change reaches the older peer") { seen.withLock { $0.contains("changes") } }
         try await Task.sleep(for: .milliseconds(500))
         await sync.stop()
-        kinds = try await reading.value
+        try await reading.value
+        let kinds = seen.withLock { $0 }
         #expect(kinds.first == "want")
         #expect(Set(kinds) == ["want", "changes"], "\(kinds)")
         #expect(try client.bucket("items").attachment("photo", of: "box") == photo)
