@@ -7,7 +7,7 @@ import LockstepCore
 }
 
 /// What a nearby device sends: an announcement on the local network, a hello, and, sealed, a
-/// want and runs of changes. Every reader gets every input, so one corpus serves them all.
+/// want, runs of changes, and the blob messages (requests, chunks, `noBlob`). Every reader gets every input, so one corpus serves them all.
 ///
 /// Input: one message. Sealed messages are read as the opener sees them after a successful
 /// open (the cipher is not what is under test, beyond refusing frames that do not open).
@@ -26,6 +26,16 @@ func fuzzPeerMessage(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     if let want = try? PeerMessage.want(in: bytes) {
         law((try? PeerMessage.want(in: PeerMessage.want(want))) == want, "a want does not read back")
+    }
+    if let chunk = try? PeerBlobMessage.chunk(in: bytes) {
+        law(chunk.offset >= 0 && chunk.offset + Int64(chunk.bytes.count) <= chunk.size, "a blob chunk past its blob's end was taken")
+        law(Attachment.isHash(chunk.sha256), "a blob chunk's hash is not 64 lowercase hexadecimal digits")
+    }
+    if let message = try? JSONValue(parsing: bytes) {
+        for request in (try? PeerBlobMessage.requests(in: message)) ?? [] {
+            law(Attachment.isHash(request.sha256) && 0 <= request.from && request.from <= request.size, "a blob request out of bounds was taken")
+        }
+        if let missing = PeerBlobMessage.missing(in: message) { law(Attachment.isHash(missing), "a noBlob naming no hash was taken") }
     }
     var opener = PeerKeys(peerKey: Array(repeating: 7, count: 32), isInitiator: true, initiatorHello: [1], acceptorHello: [2]).opening
     law((try? opener.open(bytes)) == nil, "a frame sealed by no one opened")

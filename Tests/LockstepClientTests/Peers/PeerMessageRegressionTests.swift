@@ -25,4 +25,19 @@ struct PeerMessageRegressionTests {
         #expect(try PeerMessage.changes(in: PeerMessage.want(3), bucket: "notes") == nil)
         #expect(try PeerMessage.want(in: PeerMessage.want(3)) == 3)
     }
+
+    /// A blob chunk whose offset is near Int64.max: offset + length overflowed, and the reader
+    /// trapped (found reading the chunk reader before fuzzing it; now fuzzed too).
+    @Test func aChunkWhoseOffsetWouldOverflowIsRefused() throws {
+        var message = [PeerBlobMessage.chunkMarker] + Array(repeating: 0xAB, count: 32)
+        message += withUnsafeBytes(of: Int64.max.bigEndian, Array.init)
+        message += withUnsafeBytes(of: Int64.max.bigEndian, Array.init)
+        message += [1, 2, 3]
+        #expect(throws: (any Error).self) { try PeerBlobMessage.chunk(in: message) }
+        var fits = [PeerBlobMessage.chunkMarker] + Array(repeating: 0xAB, count: 32)
+        fits += withUnsafeBytes(of: Int64(7).bigEndian, Array.init)
+        fits += withUnsafeBytes(of: Int64(10).bigEndian, Array.init)
+        fits += [1, 2, 3]
+        #expect(try PeerBlobMessage.chunk(in: fits)?.offset == 7)
+    }
 }

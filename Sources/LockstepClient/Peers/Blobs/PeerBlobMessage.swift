@@ -65,7 +65,8 @@ enum PeerBlobMessage {
         let offset = integer(message[33..<41])
         let size = integer(message[41..<49])
         let bytes = message[chunkHeaderBytes...]
-        guard offset >= 0, size >= 0, offset + Int64(bytes.count) <= size else {
+        // Subtracted, not added: an offset near Int64.max from a stranger must not overflow.
+        guard offset >= 0, size >= 0, Int64(bytes.count) <= size, offset <= size - Int64(bytes.count) else {
             throw PeerSyncError.protocolViolation("a blob chunk past the blob's end")
         }
         return Chunk(sha256: sha256, offset: offset, size: size, bytes: bytes)

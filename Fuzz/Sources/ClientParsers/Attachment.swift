@@ -1,0 +1,1 @@
+../../../Sources/LockstepClient/Attachments/Attachment.swift

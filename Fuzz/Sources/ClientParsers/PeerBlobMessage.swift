@@ -1,0 +1,1 @@
+../../../Sources/LockstepClient/Peers/Blobs/PeerBlobMessage.swift
