@@ -1,4 +1,5 @@
 import Crypto
+import LockstepCore
 import Foundation
 
 /// The device's copy of attachment bytes: one file per blob, named by its SHA-256, in the
@@ -61,11 +62,19 @@ struct BlobFiles: Sendable {
     func currentHash(of sha256: String) throws -> String? {
         guard let input = try? FileHandle(forReadingFrom: url(for: sha256)) else { return nil }
         defer { try? input.close() }
+        return BlobHash(digest: try Self.hashing(input).hasher.finalize()).hex
+    }
+
+    /// Reads `handle` from where it stands to its end, hashing: the running hash and how many
+    /// bytes it covers (where the handle now stands).
+    static func hashing(_ handle: FileHandle) throws -> (hasher: SHA256, count: Int64) {
         var hasher = SHA256()
-        while let chunk = try input.read(upToCount: Self.bufferSize), !chunk.isEmpty {
+        var count: Int64 = 0
+        while let chunk = try handle.read(upToCount: bufferSize), !chunk.isEmpty {
             hasher.update(data: chunk)
+            count += Int64(chunk.count)
         }
-        return hasher.finalize().hex
+        return (hasher, count)
     }
 
     func remove(_ sha256: String) {
@@ -119,7 +128,7 @@ final class BlobWriter {
     /// Flushes the bytes, names the file by their hash and returns it. With `expected`, a
     /// different hash throws ``AttachmentError/hashMismatch(expected:actual:)`` and keeps nothing.
     func finish(expecting expected: String? = nil) throws -> String {
-        let sha256 = hasher.finalize().hex
+        let sha256 = BlobHash(digest: hasher.finalize()).hex
         do {
             try handle.synchronize()
             try handle.close()
@@ -142,19 +151,4 @@ final class BlobWriter {
         try? handle.close()
         try? FileManager.default.removeItem(at: temporary)
     }
-}
-
-extension SHA256.Digest {
-    /// The digest as 64 lowercase hexadecimal digits.
-    var hex: String {
-        var text = ""
-        text.reserveCapacity(64)
-        for byte in self {
-            text.append(Character(Unicode.Scalar(Self.digits[Int(byte >> 4)])))
-            text.append(Character(Unicode.Scalar(Self.digits[Int(byte & 0x0f)])))
-        }
-        return text
-    }
-
-    private static let digits = Array("0123456789abcdef".utf8)
 }

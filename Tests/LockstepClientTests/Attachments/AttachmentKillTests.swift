@@ -89,5 +89,5 @@ struct AttachmentKillTests {
 }
 
 extension Data {
-    var sha256Hex: String { SHA256.hash(data: self).hex }
+    var sha256Hex: String { BlobHash(digest: SHA256.hash(data: self)).hex }
 }

@@ -15,7 +15,7 @@ struct PeerBlobDownloadTests {
         let client = try LockstepClient(storeDirectory: store, server: unreachableServer, app: "app", token: "token")
         defer { Task { await client.close() } }
         let bytes = testBytes(300_000, seed: 7)
-        let photo = BlobAttachment(sha256: SHA256.hash(data: bytes).hex, size: Int64(bytes.count), type: "image/jpeg")
+        let photo = BlobAttachment(sha256: BlobHash(digest: SHA256.hash(data: bytes)).hex, size: Int64(bytes.count), type: "image/jpeg")
         let partial = client.replica.blobFiles.directory.appendingPathComponent(".peer-" + photo.sha256)
         try bytes.prefix(100_000).write(to: partial)
 
@@ -36,7 +36,7 @@ struct PeerBlobDownloadTests {
         let client = try LockstepClient(storeDirectory: store, server: unreachableServer, app: "app", token: "token")
         defer { Task { await client.close() } }
         let bytes = testBytes(50_000, seed: 8)
-        let photo = BlobAttachment(sha256: SHA256.hash(data: bytes).hex, size: Int64(bytes.count), type: "image/jpeg")
+        let photo = BlobAttachment(sha256: BlobHash(digest: SHA256.hash(data: bytes)).hex, size: Int64(bytes.count), type: "image/jpeg")
         let downloads = PeerBlobDownloads(replica: client.replica, logger: Logger(label: "test"))
         _ = try await downloads.requests(for: [photo])
         var forged = bytes
@@ -58,12 +58,13 @@ struct PeerBlobDownloadTests {
         let client = try LockstepClient(storeDirectory: store, server: unreachableServer, app: "app", token: "token")
         defer { Task { await client.close() } }
         let bytes = testBytes(1_000, seed: 9)
-        let photo = BlobAttachment(sha256: SHA256.hash(data: bytes).hex, size: Int64(bytes.count), type: "image/jpeg")
+        let photo = BlobAttachment(sha256: BlobHash(digest: SHA256.hash(data: bytes)).hex, size: Int64(bytes.count), type: "image/jpeg")
         let downloads = PeerBlobDownloads(replica: client.replica, logger: Logger(label: "test"))
         defer { downloads.close() }
         _ = try await downloads.requests(for: [photo])
         let skipped = PeerBlobMessage.chunk(sha256: photo.sha256, offset: 500, size: photo.size, bytes: bytes.suffix(from: 500))
-        await #expect(throws: PeerSyncError.self) { try await downloads.take(try #require(try PeerBlobMessage.chunk(in: skipped))) }
+        let skippedChunk = try #require(try PeerBlobMessage.chunk(in: skipped))
+        await #expect(throws: PeerSyncError.self) { try await downloads.take(skippedChunk) }
         let past = PeerBlobMessage.chunk(sha256: photo.sha256, offset: 900, size: photo.size, bytes: bytes.prefix(200))
         #expect(throws: PeerSyncError.self) { try PeerBlobMessage.chunk(in: past) }
     }

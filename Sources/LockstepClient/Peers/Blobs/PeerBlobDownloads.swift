@@ -1,4 +1,5 @@
 import Crypto
+import LockstepCore
 import Foundation
 import Logging
 import Synchronization
@@ -95,7 +96,7 @@ final class PeerBlobDownloads {
         let partial = partialURL(sha256)
         try download.handle.synchronize()
         try download.handle.close()
-        let actual = download.hasher.finalize().hex
+        let actual = BlobHash(digest: download.hasher.finalize()).hex
         guard actual == sha256 else {
             logger.warning("a peer sent bytes of \(download.attachment) that hash to \(actual); dropped")
             try? FileManager.default.removeItem(at: partial)
@@ -129,12 +130,7 @@ final class PeerBlobDownloads {
             }
         }
         let handle = try FileHandle(forUpdating: partial)
-        var hasher = SHA256()
-        var count: Int64 = 0
-        while let chunk = try handle.read(upToCount: BlobFiles.bufferSize), !chunk.isEmpty {
-            hasher.update(data: chunk)
-            count += Int64(chunk.count)
-        }
+        var (hasher, count) = try BlobFiles.hashing(handle)
         if count > attachment.size {
             try handle.truncate(atOffset: 0)
             (hasher, count) = (SHA256(), 0)

@@ -182,16 +182,6 @@ enum SQLiteSchema {
                 ) WITHOUT ROWID;
                 """)
         }
-        migrator.registerMigration("v7: users connected per server") { db in
-            // `user` presence across servers (PresenceService): which run holds a user's connections.
-            try db.execute(sql: """
-                CREATE TABLE user_presence (
-                    node_id TEXT NOT NULL,
-                    user_id TEXT NOT NULL,
-                    PRIMARY KEY (node_id, user_id)
-                ) WITHOUT ROWID;
-                """)
-        }
         return migrator
     }
 

@@ -37,21 +37,12 @@ extension SQLiteStore {
     }
 }
 
-/// `user` presence: one process serves an SQLite file, so no other server is connected.
+/// `user` presence: one process serves an SQLite file, so no other server has connections of
+/// anyone, and there is nothing to record (PostgreSQL nodes keep a table of them).
 extension SQLiteStore {
-    public func markUserConnected(_ userID: String) async throws {
-        try await pool.write { [nodeID] db in
-            // Rows of earlier runs are gone with them.
-            try db.execute(sql: "DELETE FROM user_presence WHERE node_id <> ?", arguments: [nodeID])
-            try db.execute(sql: "INSERT OR IGNORE INTO user_presence (node_id, user_id) VALUES (?, ?)", arguments: [nodeID, userID])
-        }
-    }
+    public func markUserConnected(_ userID: String) async throws {}
 
-    public func markUserDisconnected(_ userID: String) async throws {
-        try await pool.write { [nodeID] db in
-            try db.execute(sql: "DELETE FROM user_presence WHERE node_id = ? AND user_id = ?", arguments: [nodeID, userID])
-        }
-    }
+    public func markUserDisconnected(_ userID: String) async throws {}
 
     public func isUserConnectedElsewhere(_ userID: String) async throws -> Bool {
         false
