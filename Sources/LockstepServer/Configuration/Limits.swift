@@ -38,11 +38,11 @@ public struct Limits: Sendable, Equatable {
     public var maximumIndexPage = 1000
     /// How long `GET /changes` waits for a change before answering with none.
     public var changesLongPollSeconds = 25.0
-    /// A streaming connection that answers nothing for this long (no message, no heartbeat, no
-    /// reply to the server's WebSocket pings, sent every half of this) is closed, and so is one
-    /// whose peer has not taken a single outgoing message for this long.
-    /// Ten seconds, so that presence objects of a connection that vanished without a word go
-    /// within ten seconds; the pings this takes are 16-byte frames every five seconds.
+    /// A streaming connection that sends nothing for this long (no message, no heartbeat, no
+    /// reply to the WebSocket ping the server sends once it has been quiet for a quarter of
+    /// this) is closed, and so is one whose peer has not taken a single outgoing message for
+    /// this long. Ten seconds, so that presence objects of a connection that vanished without a
+    /// word go within ten seconds; an idle peer costs a 10-byte ping every three seconds or so.
     public var heartbeatTimeoutSeconds = 10.0
     /// Bytes queued for one streaming connection before it counts as a slow reader and is closed.
     public var outgoingBufferBytes = 8 * 1024 * 1024

@@ -63,7 +63,7 @@ final class SocketConnection: Sendable {
                 // Nothing more goes out: release whoever waits for room (the reader, catch-ups).
                 outbox.close()
             }
-            group.addTask { [self] in await watchForStalledWrites() }
+            group.addTask { [self] in await watchThePeer() }
             group.addTask { [self] in await awaitFirstChannel() }
             do {
                 try await dispatcher.read(inbound)
@@ -118,20 +118,34 @@ final class SocketConnection: Sendable {
         logger.error("closing a streaming connection: \(problem)")
     }
 
-    /// Closes the connection when the peer has not taken a single message for the heartbeat
-    /// timeout. The WebSocket pings cannot catch this case: they queue behind the stalled write.
-    private func watchForStalledWrites() async {
+    /// Pings a peer that went quiet and closes the connection when it stays silent for the
+    /// heartbeat timeout (``SocketHeartbeat``), or when it has not taken a single message for
+    /// that long: pings cannot catch the latter, since they queue behind the stalled write.
+    private func watchThePeer() async {
         let timeout = services.limits.heartbeatTimeoutSeconds
         guard timeout > 0 else { return }
+        let heartbeat = SocketHeartbeat(timeout: .nanoseconds(Int64(timeout * 1e9)))
+        do { try await heartbeat.listen(to: closer.channel) } catch { return }
         while !Task.isCancelled {
-            do { try await Task.sleep(for: .seconds(timeout / 4)) } catch { return }
-            guard let stalled = outbox.stalledFor(), stalled > .seconds(timeout) else { continue }
-            outbox.close()
-            if closer.close(because: .slowReader) {
-                logger.warning("closing a slow reader: no message got through for \(stalled)")
-                LockstepMetrics.slowReadersClosed.increment()
+            do { try await Task.sleep(for: heartbeat.timeout / 4) } catch { return }
+            if let stalled = outbox.stalledFor(), stalled > heartbeat.timeout {
+                outbox.close()
+                if closer.close(because: .slowReader) {
+                    logger.warning("closing a slow reader: no message got through for \(stalled)")
+                    LockstepMetrics.slowReadersClosed.increment()
+                }
+                return
             }
-            return
+            switch heartbeat.check() {
+            case .alive:
+                continue
+            case .ping:
+                outbox.enqueue(.ping)
+            case .silent(let silence):
+                outbox.close()
+                if closer.close(because: .ended) { logger.debug("closing a peer silent for \(silence)") }
+                return
+            }
         }
     }
 
@@ -140,7 +154,7 @@ final class SocketConnection: Sendable {
     /// An abrupt close is the only kind that works on a peer that does not read: a close
     /// frame would queue behind everything it did not take.
     final class Closer: Sendable {
-        private let channel: any Channel
+        let channel: any Channel
         private let clock: ServerClockSource
         private let closed = Mutex<(reason: SocketCloseReason, at: Int64)?>(nil)
 

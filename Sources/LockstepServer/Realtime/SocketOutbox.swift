@@ -21,12 +21,15 @@ final class SocketOutbox: Sendable {
         /// A clock exchange reply, `t:<t1>:<t2>:<t3>`, whose send time `t3` is stamped by the
         /// writer just before the frame goes out.
         case clockReply(clientSent: Int64, serverReceived: Int64)
+        /// A WebSocket ping, for a peer that went quiet (``SocketHeartbeat``).
+        case ping
 
         var byteCount: Int {
             switch self {
             case .text(let buffer): buffer.readableBytes
             case .announcement(_, let change): change.count + 16
             case .clockReply: 64
+            case .ping: 16
             }
         }
     }
@@ -202,6 +205,9 @@ final class SocketOutbox: Sendable {
             buffer = SocketReply.changes(channel, [change])
         case .clockReply(let clientSent, let serverReceived):
             buffer = ByteBuffer(string: "t:\(clientSent):\(serverReceived):\(stamp())")
+        case .ping:
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "lockstep"))))
+            return
         }
         guard buffer.readableBytes > Self.fragmentBytes else {
             try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: buffer)))

@@ -29,13 +29,11 @@ enum SocketRoutes {
         return router
     }
 
-    /// WebSocket settings from the server's limits: frames up to what the server reads at all,
-    /// and pings every half heartbeat timeout, so a peer that stops answering is found
-    /// within the timeout even if it never sends `h:`.
+    /// WebSocket settings from the server's limits: frames up to what the server reads at all.
+    /// The connection pings quiet peers itself (``SocketHeartbeat``): the WebSocket library's
+    /// pings judge a peer by when the server's task reads the pong, which a busy server reads late.
     static func configuration(limits: Limits) -> WebSocketServerConfiguration {
-        WebSocketServerConfiguration(
-            maxFrameSize: max(limits.maximumFrameBytes, limits.maximumMessageBytes),
-            autoPing: limits.heartbeatTimeoutSeconds > 0 ? .enabled(timePeriod: .seconds(limits.heartbeatTimeoutSeconds / 2)) : .disabled)
+        WebSocketServerConfiguration(maxFrameSize: max(limits.maximumFrameBytes, limits.maximumMessageBytes), autoPing: .disabled)
     }
 }
 

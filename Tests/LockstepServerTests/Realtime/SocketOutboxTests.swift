@@ -15,7 +15,7 @@ struct SocketOutboxTests {
         switch message {
         case .text(let buffer): String(buffer: buffer)
         case .announcement(let channel, let change): "single \(channel):\(String(decoding: change, as: UTF8.self))"
-        case .clockReply: nil
+        case .clockReply, .ping: nil
         }
     }
 

@@ -1,0 +1,74 @@
+import LockstepCore
+import NIOCore
+import NIOWebSocket
+import Synchronization
+
+/// Whether a streaming peer is alive, judged by when its bytes last arrived.
+///
+/// The time is taken by a handler at the head of the socket's channel pipeline, on its event
+/// loop, as the kernel hands bytes over: not when the server's tasks get round to a frame. A
+/// pong behind pipelined changes, or a server whose cooperative pool is busy for a few seconds,
+/// therefore never makes a live peer look dead. Any bytes count, a pong or a change alike.
+///
+/// The server pings a peer that went quiet (``pingAfter``) so that a live one always has
+/// something to answer, and closes the connection when nothing at all came for the heartbeat
+/// timeout: a pong has at least half the timeout to arrive.
+final class SocketHeartbeat: Sendable {
+    /// The heartbeat timeout: a peer silent this long is gone.
+    let timeout: Duration
+    private let lastRead: Atomic<UInt64>
+    private let lastPing = Atomic<UInt64>(0)
+
+    init(timeout: Duration) {
+        self.timeout = timeout
+        self.lastRead = Atomic(NIODeadline.now().uptimeNanoseconds)
+    }
+
+    /// How long the peer must stay quiet before it is pinged.
+    var pingAfter: Duration { timeout / 4 }
+
+    /// Starts recording the arrival of the peer's bytes on `channel`.
+    func listen(to channel: any Channel) async throws {
+        try await channel.eventLoop.submit { [self] in
+            try channel.pipeline.syncOperations.addHandler(ArrivalRecorder(heartbeat: self), position: .first)
+        }.get()
+    }
+
+    /// What to do now: nothing, ping the peer, or give up on it.
+    func check(now: NIODeadline = .now()) -> Verdict {
+        let silence = now.uptimeNanoseconds &- lastRead.load(ordering: .acquiring)
+        if silence > UInt64(timeout.nanoseconds) { return .silent(.nanoseconds(Int64(silence))) }
+        guard silence >= UInt64(pingAfter.nanoseconds) else { return .alive }
+        // One ping per quiet spell: a peer that answers resets the silence, and the next spell
+        // gets the next ping.
+        let pinged = lastPing.load(ordering: .relaxed)
+        guard pinged < lastRead.load(ordering: .acquiring) else { return .alive }
+        lastPing.store(now.uptimeNanoseconds, ordering: .relaxed)
+        return .ping
+    }
+
+    enum Verdict: Equatable {
+        case alive
+        case ping
+        /// Nothing came from the peer for this long.
+        case silent(Duration)
+    }
+
+    fileprivate func arrived() {
+        lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .releasing)
+    }
+
+    /// Notes each read and passes it on unchanged.
+    private final class ArrivalRecorder: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias InboundOut = ByteBuffer
+        let heartbeat: SocketHeartbeat
+
+        init(heartbeat: SocketHeartbeat) { self.heartbeat = heartbeat }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            heartbeat.arrived()
+            context.fireChannelRead(data)
+        }
+    }
+}
