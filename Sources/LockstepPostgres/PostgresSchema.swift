@@ -218,6 +218,11 @@ enum PostgresSchema {
             """,
             "CREATE INDEX user_presence_by_user ON user_presence (user_id)",
         ],
+        // Space membership epochs (see SQLiteSchema's "v7").
+        [
+            "ALTER TABLE spaces ADD COLUMN membership_epoch BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE space_members ADD COLUMN epoch BIGINT NOT NULL DEFAULT 0",
+        ],
     ]
 
     /// Takes the advisory lock that serializes migrations across the nodes of one schema, for

@@ -9,7 +9,8 @@ import PostgresNIO
 /// meanwhile. An invitation and the creation of its user both take an advisory lock on the
 /// name, so one of them always sees the other: the invitation finds the user, or the user's
 /// creation finds the invitation. A member's removal (or a changed role, or the deletion) is
-/// announced to the other nodes from inside its transaction (``SpaceNotification``).
+/// announced to the other nodes from inside its transaction (``SpaceNotification``), with the
+/// space's membership epoch it moved to, under the same lock (``SpaceMembership``).
 extension PostgresStore {
     public func insertSpace(_ space: SpaceRecord, ownerID: String?) async throws {
         do {
@@ -49,10 +50,19 @@ extension PostgresStore {
         }
     }
 
-    public func spaceRole(appID: String, spaceID: String, userID: String) async throws -> SpaceRole? {
+    public var spacesAreShared: Bool { true }
+
+    public func spaceMembershipEpoch(appID: String, spaceID: String) async throws -> Int64? {
+        try await rows("SELECT membership_epoch FROM spaces WHERE app_id = \(appID) AND id = \(spaceID)").first.map { try $0.decode(Int64.self) }
+    }
+
+    public func spaceMembership(appID: String, spaceID: String, userID: String) async throws -> SpaceMembership? {
         try await rows("""
-            SELECT role FROM space_members WHERE app_id = \(appID) AND space_id = \(spaceID) AND user_id = \(userID)
-            """).first.flatMap { SpaceRole(rawValue: try $0.decode(String.self)) }
+            SELECT role, epoch FROM space_members WHERE app_id = \(appID) AND space_id = \(spaceID) AND user_id = \(userID)
+            """).first.flatMap { row in
+            let (role, epoch) = try row.decode((String, Int64).self)
+            return SpaceRole(rawValue: role).map { SpaceMembership(role: $0, epoch: epoch) }
+        }
     }
 
     public func spaceMembers(appID: String, spaceID: String) async throws -> [SpaceMember] {
@@ -84,15 +94,17 @@ extension PostgresStore {
                 if previous == .owner, try await Self.ownerCount(appID: appID, spaceID: spaceID, connection, logger) == 1 {
                     return .rollback(.wouldLeaveNoOwner)
                 }
+                let epoch = try await Self.nextEpoch(appID: appID, spaceID: spaceID, connection, logger)
                 try await connection.query("""
-                    INSERT INTO space_members (app_id, space_id, user_id, role, added_at)
-                    VALUES (\(appID), \(spaceID), \(userID), \(role.rawValue), \(now))
-                    ON CONFLICT (app_id, space_id, user_id) DO UPDATE SET role = excluded.role
+                    INSERT INTO space_members (app_id, space_id, user_id, role, added_at, epoch)
+                    VALUES (\(appID), \(spaceID), \(userID), \(role.rawValue), \(now), \(epoch))
+                    ON CONFLICT (app_id, space_id, user_id) DO UPDATE SET role = excluded.role, epoch = excluded.epoch
                     """, logger: logger)
                 if previous != nil {
-                    try await announce(SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: userID, cause: .roleChanged), connection)
+                    try await announce(
+                        SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: userID, cause: .roleChanged, epoch: epoch), connection)
                 }
-                return .commit(.changed(userID: userID, from: previous))
+                return .commit(.changed(userID: userID, from: previous, epoch: epoch))
             }
             let previous = try await connection.query("""
                 SELECT role FROM space_invitations WHERE app_id = \(appID) AND space_id = \(spaceID) AND canonical_email = \(canonical)
@@ -103,7 +115,7 @@ extension PostgresStore {
                 VALUES (\(appID), \(spaceID), \(canonical), \(email), \(role.rawValue), \(now))
                 ON CONFLICT (app_id, space_id, canonical_email) DO UPDATE SET role = excluded.role, email = excluded.email
                 """, logger: logger)
-            return .commit(.changed(userID: nil, from: previous))
+            return .commit(.changed(userID: nil, from: previous, epoch: 0))
         }
     }
 
@@ -120,15 +132,17 @@ extension PostgresStore {
                 try await connection.query("""
                     DELETE FROM space_members WHERE app_id = \(appID) AND space_id = \(spaceID) AND user_id = \(userID)
                     """, logger: logger)
-                try await announce(SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: userID, cause: .removed), connection)
-                return .commit(.changed(userID: userID, from: previous))
+                let epoch = try await Self.nextEpoch(appID: appID, spaceID: spaceID, connection, logger)
+                try await announce(
+                    SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: userID, cause: .removed, epoch: epoch), connection)
+                return .commit(.changed(userID: userID, from: previous, epoch: epoch))
             }
             let removed = try await connection.query("""
                 DELETE FROM space_invitations WHERE app_id = \(appID) AND space_id = \(spaceID) AND canonical_email = \(canonical)
                 RETURNING role
                 """, logger: logger).collect().first.flatMap { SpaceRole(rawValue: try $0.decode(String.self)) }
             guard let removed else { return .rollback(.notMember) }
-            return .commit(.changed(userID: nil, from: removed))
+            return .commit(.changed(userID: nil, from: removed, epoch: 0))
         }
     }
 
@@ -146,7 +160,7 @@ extension PostgresStore {
             for table in ["buckets", "objects", "snapshots", "changes", "presence_claims"] {
                 try await connection.query("DELETE FROM \(unescaped: table) WHERE app_id = \(appID) AND owner = \(owner)", logger: logger)
             }
-            try await announce(SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: nil, cause: .deleted), connection)
+            try await announce(SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: nil, cause: .deleted, epoch: nil), connection)
             return .commit(members)
         }
     }
@@ -155,9 +169,10 @@ extension PostgresStore {
     /// under the name's lock).
     static func acceptInvitations(of user: UserRecord, _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("""
-            INSERT INTO space_members (app_id, space_id, user_id, role, added_at)
-            SELECT app_id, space_id, \(user.id), role, \(user.createdAt) FROM space_invitations
-            WHERE app_id = \(user.appID) AND canonical_email = \(user.canonicalUsername)
+            INSERT INTO space_members (app_id, space_id, user_id, role, added_at, epoch)
+            SELECT i.app_id, i.space_id, \(user.id), i.role, \(user.createdAt), s.membership_epoch FROM space_invitations i
+            JOIN spaces s ON s.app_id = i.app_id AND s.id = i.space_id
+            WHERE i.app_id = \(user.appID) AND i.canonical_email = \(user.canonicalUsername)
             ON CONFLICT DO NOTHING
             """, logger: logger)
         try await connection.query("""
@@ -188,6 +203,13 @@ extension PostgresStore {
         try await connection.query("""
             SELECT id FROM users WHERE app_id = \(appID) AND canonical_username = \(canonical) AND NOT canonical_collision
             """, logger: logger).collect().first.map { try $0.decode(String.self) }
+    }
+
+    /// Moves the space's membership epoch on (its row is locked) and returns it.
+    private static func nextEpoch(appID: String, spaceID: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
+        try await connection.query("""
+            UPDATE spaces SET membership_epoch = membership_epoch + 1 WHERE app_id = \(appID) AND id = \(spaceID) RETURNING membership_epoch
+            """, logger: logger).collect().first.map { try $0.decode(Int64.self) } ?? 0
     }
 
     private static func role(appID: String, spaceID: String, userID: String, _ connection: PostgresConnection, _ logger: Logger)

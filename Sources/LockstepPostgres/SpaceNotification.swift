@@ -4,7 +4,7 @@ import LockstepServer
 /// What a change to a space's members tells the other nodes through `NOTIFY`, on the channel
 /// changes are announced on, so that a member loses their channels on every node.
 ///
-/// The payload is `{"k":"space","n":node,"a":app,"s":space,"i":space id,"u":user?,"c":cause}`:
+/// The payload is `{"k":"space","n":node,"a":app,"s":space,"i":space id,"u":user?,"c":cause,"e":epoch?}`:
 /// names and ids only, never data or secrets. `"k"` tells it from a ``ChangeNotification``.
 struct SpaceNotification: Sendable, Equatable {
     /// The ``PostgresStore/nodeID`` of the node that committed it (which enforced it already).
@@ -17,6 +17,7 @@ struct SpaceNotification: Sendable, Equatable {
             "i": .string(revocation.spaceID), "c": .string(revocation.cause.rawValue),
         ]
         if let userID = revocation.userID { fields["u"] = .string(userID) }
+        if let epoch = revocation.epoch { fields["e"] = .integer(epoch) }
         return JSONValue.object(fields).description
     }
 
@@ -27,7 +28,9 @@ struct SpaceNotification: Sendable, Equatable {
             let cause = json["c"]?.stringValue.flatMap(SpaceRevocation.Cause.init(rawValue:))
         else { return nil }
         self.init(
-            node: node, revocation: SpaceRevocation(appID: appID, space: space, spaceID: spaceID, userID: json["u"]?.stringValue, cause: cause))
+            node: node,
+            revocation: SpaceRevocation(
+                appID: appID, space: space, spaceID: spaceID, userID: json["u"]?.stringValue, cause: cause, epoch: json["e"]?.integerValue))
     }
 
     init(node: String, revocation: SpaceRevocation) {

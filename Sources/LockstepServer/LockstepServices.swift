@@ -51,10 +51,11 @@ public struct LockstepServices: Sendable {
             store: store, limits: limits, now: { clock.now() }, onRevoked: { hashes in tokenWatch.revoked(hashes) })
         let spaceChannels = SpaceChannels()
         self.spaceChannels = spaceChannels
-        self.spaces = SpaceService(store: store, channels: spaceChannels, connections: connections, limits: limits, now: { clock.now() })
+        let spaces = SpaceService(store: store, channels: spaceChannels, connections: connections, limits: limits, now: { clock.now() })
+        self.spaces = spaces
         let blobs = blobDirectory.map { BlobService(directory: BlobDirectory(root: $0), store: store, limits: limits) }
         self.blobs = blobs
-        let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, blobs: blobs, logger: logger)
+        let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, blobs: blobs, spaces: spaces, logger: logger)
         self.buckets = buckets
         self.pruner = HistoryPruner(store: store, limits: limits, clock: clock, logger: logger)
         self.presence = PresenceService(

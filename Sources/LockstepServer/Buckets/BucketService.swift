@@ -12,14 +12,27 @@ public struct BucketService: Sendable {
     private let writer: ChangeWriter
     private let logger: Logger
 
-    /// - Parameter blobs: who may refer to which blob (``BlobService``; `nil`: no blob may be
-    ///   referred to by a new reference, the server keeps none).
-    public init(store: any SyncStore, hub: ChangeHub, limits: Limits, clock: ServerClockSource, blobs: BlobService?, logger: Logger) {
+    /// - Parameters:
+    ///   - blobs: who may refer to which blob (``BlobService``; `nil`: no blob may be
+    ///     referred to by a new reference, the server keeps none).
+    ///   - spaces: asked, before a change to a space's bucket is announced, to enforce every
+    ///     change to its members first (``SpaceService/catchUp(appID:spaceID:)``).
+    public init(
+        store: any SyncStore, hub: ChangeHub, limits: Limits, clock: ServerClockSource, blobs: BlobService?, spaces: SpaceService? = nil,
+        logger: Logger
+    ) {
         self.store = store
         self.hub = hub
         self.logger = logger
         let checker: any BlobReferenceChecking = blobs ?? NoBlobs()
         self.writer = ChangeWriter(store: store, limits: limits, clock: clock, blobs: checker) { events in
+            if let spaces {
+                var spacesChanged: Set<[String]> = []
+                for event in events {
+                    guard case .space(let spaceID) = event.scope.owner, spacesChanged.insert([event.scope.appID, spaceID]).inserted else { continue }
+                    await spaces.catchUp(appID: event.scope.appID, spaceID: spaceID)
+                }
+            }
             for event in events { hub.publish(event) }
         }
     }

@@ -14,7 +14,7 @@ final class ChangeWriter: Sendable {
     private let clock: ServerClockSource
     private let blobs: any BlobReferenceChecking
     /// Announces a committed group's changes, in commit order, before any is answered.
-    private let publish: @Sendable ([ChangeEvent]) -> Void
+    private let publish: @Sendable ([ChangeEvent]) async -> Void
     private let state = Mutex(State())
 
     private struct State {
@@ -32,7 +32,7 @@ final class ChangeWriter: Sendable {
 
     init(
         store: any SyncStore, limits: Limits, clock: ServerClockSource, blobs: any BlobReferenceChecking,
-        publish: @escaping @Sendable ([ChangeEvent]) -> Void
+        publish: @escaping @Sendable ([ChangeEvent]) async -> Void
     ) {
         self.store = store
         self.limits = limits
@@ -91,7 +91,7 @@ final class ChangeWriter: Sendable {
             for pending in group { await write([pending]) }
             return
         }
-        publish(outcomes.compactMap { outcome in
+        await publish(outcomes.compactMap { outcome in
             if case .committed(let event) = outcome { event } else { nil }
         })
         for (pending, outcome) in zip(group, outcomes) { pending.completion(.success(outcome)) }

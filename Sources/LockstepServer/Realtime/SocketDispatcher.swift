@@ -83,6 +83,10 @@ struct SocketDispatcher {
                 return send(SocketReply.error(
                     channel: number, code: 400, message: "channel \(number) is not initialized: send \(number):init:{…} first"))
             }
+            if case .space(let spaceID) = session.scope.owner {
+                // A removal committed on another node is enforced before the channel is served.
+                await services.spaces.catchUp(appID: session.scope.appID, spaceID: spaceID)
+            }
             if let revocation = session.revocation {
                 return send(SocketReply.error(channel: number, code: ChannelSession.revokedCode, message: revocation))
             }

@@ -50,11 +50,30 @@ public struct SpaceMember: Sendable, Equatable {
     }
 }
 
+/// A user's membership of a space: their role, and the space's membership epoch when it was
+/// last given or changed.
+///
+/// Every change to a space's members moves the space's epoch on by one, in the transaction that
+/// makes it. A channel remembers the epoch of the membership it was opened with, and a
+/// revocation ends only the channels opened before it (``SpaceRevocation/epoch``): a node that
+/// hears of a removal late, after the member was invited back and opened a channel again, ends
+/// the old channel and leaves the new one.
+public struct SpaceMembership: Sendable, Equatable {
+    public var role: SpaceRole
+    public var epoch: Int64
+
+    public init(role: SpaceRole, epoch: Int64) {
+        self.role = role
+        self.epoch = epoch
+    }
+}
+
 /// What a change to a space's members did, as the store decided it in one transaction.
 public enum SpaceMembershipChange: Sendable, Equatable {
     /// The member (`userID`, or an invitation when `nil`) went from `from` (`nil`: not a
-    /// member) to the role asked for, or was removed.
-    case changed(userID: String?, from: SpaceRole?)
+    /// member) to the role asked for, or was removed, at the space's membership epoch `epoch`
+    /// (0 for an invitation, which no channel holds).
+    case changed(userID: String?, from: SpaceRole?, epoch: Int64)
     /// The member already had that role.
     case unchanged
     /// There is no such member or invitation, or no longer such a space.

@@ -15,13 +15,18 @@ public struct SpaceRevocation: Sendable, Equatable {
     /// `nil` when the space was deleted: everyone's channels end.
     public var userID: String?
     public var cause: Cause
+    /// The space's membership epoch the change reached (``SpaceMembership``): channels opened
+    /// with an earlier membership end, later ones stay. `nil` ends every channel it covers
+    /// (a deletion, whose space id is never used again; or a change not yet committed).
+    public var epoch: Int64?
 
-    public init(appID: String, space: String, spaceID: String, userID: String?, cause: Cause) {
+    public init(appID: String, space: String, spaceID: String, userID: String?, cause: Cause, epoch: Int64?) {
         self.appID = appID
         self.space = space
         self.spaceID = spaceID
         self.userID = userID
         self.cause = cause
+        self.epoch = epoch
     }
 
     /// What the client is told in the frame that ends its channel.

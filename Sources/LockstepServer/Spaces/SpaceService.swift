@@ -22,6 +22,9 @@ public struct SpaceService: Sendable {
         public var space: SpaceRecord
         /// The caller's role; ``SpaceRole/owner`` for the admin token.
         public var role: SpaceRole
+        /// The epoch of the caller's membership (``SpaceMembership``); 0 for the admin token,
+        /// whose channels end only with the space.
+        public var epoch: Int64
     }
 
     /// Makes a space with the caller as its owner (the admin token's spaces start with no members).
@@ -57,10 +60,11 @@ public struct SpaceService: Sendable {
     /// the caller is not a member of alike.
     func grant(_ identity: AccountService.Identity, space name: String, orElse notFound: some Error) async throws -> Grant {
         guard SpaceName.isValid(name), let space = try await store.space(appID: identity.appID, name: name) else { throw notFound }
-        if identity.isAdmin { return Grant(space: space, role: .owner) }
-        guard let userID = identity.userID, let role = try await store.spaceRole(appID: identity.appID, spaceID: space.id, userID: userID)
+        if identity.isAdmin { return Grant(space: space, role: .owner, epoch: 0) }
+        guard let userID = identity.userID,
+            let membership = try await store.spaceMembership(appID: identity.appID, spaceID: space.id, userID: userID)
         else { throw notFound }
-        return Grant(space: space, role: role)
+        return Grant(space: space, role: membership.role, epoch: membership.epoch)
     }
 
     /// The caller's role in a space and its members (and waiting invitations), for any member.
@@ -92,12 +96,12 @@ public struct SpaceService: Sendable {
         {
             member = existing.id
         }
-        let change = try await revoking(grant.space.revocation(of: member, .roleChanged), if: member != nil) {
+        let change = try await revoking(grant.space.revocation(of: member, .roleChanged, epoch: nil), if: member != nil) {
             try await store.setSpaceRole(appID: identity.appID, spaceID: grant.space.id, email: address, role: role)
         }
         switch change {
-        case .changed(let userID?, from: .some):
-            enforce(grant.space.revocation(of: userID, .roleChanged))
+        case .changed(let userID?, from: .some, let epoch):
+            enforce(grant.space.revocation(of: userID, .roleChanged, epoch: epoch))
         case .wouldLeaveNoOwner:
             throw AccountError(.conflict, "\(address) is the last owner of space \(name): make another owner first, or delete the space")
         case .notMember:
@@ -126,7 +130,7 @@ public struct SpaceService: Sendable {
     /// Deletes the space and everything in it; every channel on it ends.
     public func delete(_ name: String, by identity: AccountService.Identity) async throws {
         let grant = try await managing(name, identity, "deleting the space")
-        let revocation = grant.space.revocation(of: nil, .deleted)
+        let revocation = grant.space.revocation(of: nil, .deleted, epoch: nil)
         _ = try await revoking(revocation) { try await store.deleteSpace(appID: grant.space.appID, spaceID: grant.space.id) }
         enforce(revocation)
     }
@@ -147,17 +151,54 @@ public struct SpaceService: Sendable {
         for opened in channels.opened {
             let space = try await store.space(appID: opened.appID, name: opened.space)
             guard let space, space.id == opened.spaceID else {
-                enforce(opened.revocation(.deleted))
+                enforce(opened.revocation(.deleted, epoch: nil))
                 continue
             }
-            guard let userID = opened.userID else { continue }
-            let role = try await store.spaceRole(appID: space.appID, spaceID: space.id, userID: userID)
-            if role == nil {
-                enforce(opened.revocation(.removed))
-            } else if role != opened.role {
-                enforce(opened.revocation(.roleChanged))
+            _ = try await recheck(opened)
+        }
+    }
+
+    /// Makes sure this node enforced every change to the space's members committed so far,
+    /// before it serves the space: delivers a change written here, or answers a channel.
+    ///
+    /// Another node's removal reaches this one through the relay some milliseconds after it
+    /// commits, and a change written here meanwhile must not reach the member it removed. So
+    /// when the space's membership epoch has moved past the epoch a channel's right was last
+    /// found at, that right is read again, and what changed is enforced, first. One query per
+    /// call, and one per channel only after a change to the members; none on a store that no
+    /// other server shares. A check that fails ends the channels it could not check: they
+    /// open again on a fresh check.
+    public func catchUp(appID: String, spaceID: String) async {
+        guard store.spacesAreShared, !channels.unverified(in: spaceID, before: .max).isEmpty else { return }
+        do {
+            guard let epoch = try await store.spaceMembershipEpoch(appID: appID, spaceID: spaceID) else {
+                for opened in channels.unverified(in: spaceID, before: .max) { enforce(opened.revocation(.deleted, epoch: nil)) }
+                return
+            }
+            for opened in channels.unverified(in: spaceID, before: epoch) where try await recheck(opened) {
+                channels.verified(opened, at: epoch)
+            }
+        } catch {
+            for opened in channels.unverified(in: spaceID, before: .max) {
+                channels.revoke(
+                    appID: opened.appID, space: opened.space, userID: opened.userID,
+                    reason: "your membership of space \(opened.space) could not be checked: open the channel again", before: .max)
             }
         }
+    }
+
+    /// Reads the right `opened` was given again and enforces what changed; `true` if it holds.
+    private func recheck(_ opened: SpaceChannels.Opened) async throws -> Bool {
+        guard let userID = opened.userID else { return true }
+        let membership = try await store.spaceMembership(appID: opened.appID, spaceID: opened.spaceID, userID: userID)
+        guard let membership else {
+            enforce(opened.revocation(.removed, epoch: nil))
+            return false
+        }
+        guard membership.epoch != opened.epoch else { return true }
+        // Another epoch with the same role: removed and given the space again meanwhile.
+        enforce(opened.revocation(membership.role == opened.role ? .removed : .roleChanged, epoch: membership.epoch))
+        return false
     }
 
     private func remove(_ email: String, from space: SpaceRecord, shownAs shown: String) async throws {
@@ -168,13 +209,13 @@ public struct SpaceService: Sendable {
         {
             member = user.id
         }
-        let change = try await revoking(space.revocation(of: member, .removed), if: member != nil) {
+        let change = try await revoking(space.revocation(of: member, .removed, epoch: nil), if: member != nil) {
             try await store.removeSpaceMember(appID: space.appID, spaceID: space.id, email: email)
         }
         switch change {
-        case .changed(let userID?, _):
-            enforce(space.revocation(of: userID, .removed))
-        case .changed(nil, _), .unchanged:
+        case .changed(let userID?, _, let epoch):
+            enforce(space.revocation(of: userID, .removed, epoch: epoch))
+        case .changed(nil, _, _), .unchanged:
             break
         case .notMember:
             throw AccountError(.notFound, "\(email) is not a member of space \(space.name)")
@@ -202,19 +243,20 @@ public struct SpaceService: Sendable {
     }
 
     private func endChannels(_ revocation: SpaceRevocation) {
-        channels.revoke(appID: revocation.appID, space: revocation.space, userID: revocation.userID, reason: revocation.message)
+        channels.revoke(
+            appID: revocation.appID, space: revocation.space, userID: revocation.userID, reason: revocation.message, before: revocation.epoch)
     }
 }
 
 extension SpaceRecord {
-    fileprivate func revocation(of userID: String?, _ cause: SpaceRevocation.Cause) -> SpaceRevocation {
-        SpaceRevocation(appID: appID, space: name, spaceID: id, userID: userID, cause: cause)
+    fileprivate func revocation(of userID: String?, _ cause: SpaceRevocation.Cause, epoch: Int64?) -> SpaceRevocation {
+        SpaceRevocation(appID: appID, space: name, spaceID: id, userID: userID, cause: cause, epoch: epoch)
     }
 }
 
 extension SpaceChannels.Opened {
     /// What takes this channel's right away: its member's (everyone's, for a deletion).
-    fileprivate func revocation(_ cause: SpaceRevocation.Cause) -> SpaceRevocation {
-        SpaceRevocation(appID: appID, space: space, spaceID: spaceID, userID: cause == .deleted ? nil : userID, cause: cause)
+    fileprivate func revocation(_ cause: SpaceRevocation.Cause, epoch: Int64?) -> SpaceRevocation {
+        SpaceRevocation(appID: appID, space: space, spaceID: spaceID, userID: cause == .deleted ? nil : userID, cause: cause, epoch: epoch)
     }
 }

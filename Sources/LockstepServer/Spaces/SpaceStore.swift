@@ -5,6 +5,10 @@
 /// Every change to members is decided inside one transaction, so two owners removing each
 /// other at once never leave a space without an owner.
 public protocol SpaceStore: Sendable {
+    /// Whether other servers change members of the same spaces (nodes sharing PostgreSQL):
+    /// then a node checks that it has heard of every change to a space's members before it
+    /// serves the space (``SpaceService/catchUp(appID:spaceID:)``).
+    var spacesAreShared: Bool { get }
     /// Inserts a space with `ownerID` as its first owner (`nil`: the admin made it, and it has
     /// no members yet); throws ``StoreError/duplicate(_:)`` when the app has a space of that name.
     func insertSpace(_ space: SpaceRecord, ownerID: String?) async throws
@@ -12,8 +16,10 @@ public protocol SpaceStore: Sendable {
     /// The spaces `memberID` is a member of, by name; every space of the app (with no role)
     /// when `memberID` is `nil`.
     func spaces(appID: String, memberID: String?) async throws -> [SpaceListing]
-    /// The role of a user in a space; `nil` when they are not a member.
-    func spaceRole(appID: String, spaceID: String, userID: String) async throws -> SpaceRole?
+    /// The space's membership epoch (``SpaceMembership``); `nil` when there is no such space.
+    func spaceMembershipEpoch(appID: String, spaceID: String) async throws -> Int64?
+    /// A user's role in a space and the epoch it was given at; `nil` when they are not a member.
+    func spaceMembership(appID: String, spaceID: String, userID: String) async throws -> SpaceMembership?
     /// Members and waiting invitations, by email.
     func spaceMembers(appID: String, spaceID: String) async throws -> [SpaceMember]
     /// Gives the user whose name has the canonical form of `email` (``Username/canonical(_:)``)
@@ -27,4 +33,11 @@ public protocol SpaceStore: Sendable {
     /// Deletes the space, its members, its invitations and all of its buckets (objects,
     /// history, feed, presence claims); returns the ids of the users who were members.
     func deleteSpace(appID: String, spaceID: String) async throws -> [String]
+}
+
+extension SpaceStore {
+    /// The role of a user in a space; `nil` when they are not a member.
+    public func spaceRole(appID: String, spaceID: String, userID: String) async throws -> SpaceRole? {
+        try await spaceMembership(appID: appID, spaceID: spaceID, userID: userID)?.role
+    }
 }

@@ -8,7 +8,7 @@ import Testing
 /// ended by a removal, refused while one commits.
 @Suite("Spaces: the channels a removal ends")
 struct SpaceChannelsTests {
-    let grant = SpaceService.Grant(space: SpaceRecord(appID: "a", id: "s1", name: "job-1", createdAt: 1), role: .writer)
+    let grant = SpaceService.Grant(space: SpaceRecord(appID: "a", id: "s1", name: "job-1", createdAt: 1), role: .writer, epoch: 3)
 
     @Test func aRemovalEndsOpenChannelsAndDoomsThoseBeingChecked() {
         let channels = SpaceChannels()
@@ -20,11 +20,32 @@ struct SpaceChannelsTests {
         let otherSpace = channels.claim(appID: "a", space: "job-2", userID: "bob")
         let otherApp = channels.claim(appID: "b", space: "job-1", userID: "bob")
 
-        #expect(channels.revoke(appID: "a", space: "job-1", userID: "bob", reason: "removed") == 1)
+        #expect(channels.revoke(appID: "a", space: "job-1", userID: "bob", reason: "removed", before: nil) == 1)
         #expect(ended.withLock { $0 } == ["bob: removed"])
         #expect(!channels.confirm(checking, grant: grant) { _ in }, "a channel whose check ran across the removal never opens")
         for claim in [otherUser, otherSpace, otherApp] { #expect(channels.confirm(claim, grant: grant) { _ in }) }
-        #expect(channels.revoke(appID: "a", space: "job-1", userID: nil, reason: "deleted") == 1, "deletion ends everyone's")
+        #expect(channels.revoke(appID: "a", space: "job-1", userID: nil, reason: "deleted", before: nil) == 1, "deletion ends everyone's")
+        #expect(channels.count == 2)
+    }
+
+    /// A removal heard late from another node, after the member was invited back (epoch 5)
+    /// and opened a channel again: it ends what was opened before it, and only that.
+    @Test func aLateRevocationEndsOnlyTheChannelsOpenedBeforeIt() {
+        let channels = SpaceChannels()
+        let ended = Mutex<[String]>([])
+        var again = grant
+        again.epoch = 5
+        let old = channels.claim(appID: "a", space: "job-1", userID: "bob")
+        #expect(channels.confirm(old, grant: grant) { _ in ended.withLock { $0.append("old") } })
+        let new = channels.claim(appID: "a", space: "job-1", userID: "bob")
+        #expect(channels.confirm(new, grant: again) { _ in ended.withLock { $0.append("new") } })
+        let checkingOld = channels.claim(appID: "a", space: "job-1", userID: "bob")
+        let checkingNew = channels.claim(appID: "a", space: "job-1", userID: "bob")
+
+        #expect(channels.revoke(appID: "a", space: "job-1", userID: "bob", reason: "removed", before: 4) == 1)
+        #expect(ended.withLock { $0 } == ["old"])
+        #expect(!channels.confirm(checkingOld, grant: grant) { _ in }, "a role read before the removal does not open")
+        #expect(channels.confirm(checkingNew, grant: again) { _ in }, "a role read after it does")
         #expect(channels.count == 2)
     }
 

@@ -28,10 +28,11 @@ struct SpaceStoreTests {
 
             // An existing user (found by canonical name) becomes a member; a role changes in place.
             #expect(try await store.setSpaceRole(appID: app, spaceID: "s1", email: "BOB@example.com", role: .reader)
-                == .changed(userID: "u2", from: nil))
+                == .changed(userID: "u2", from: nil, epoch: 1))
             #expect(try await store.setSpaceRole(appID: app, spaceID: "s1", email: "bob@example.com", role: .reader) == .unchanged)
             #expect(try await store.setSpaceRole(appID: app, spaceID: "s1", email: "bob@example.com", role: .writer)
-                == .changed(userID: "u2", from: .reader))
+                == .changed(userID: "u2", from: .reader, epoch: 2))
+            #expect(try await store.spaceMembership(appID: app, spaceID: "s1", userID: "u2") == SpaceMembership(role: .writer, epoch: 2))
             #expect(try await store.spaces(appID: app, memberID: "u2") == [SpaceListing(space: job, role: .writer)])
             #expect(try await store.spaces(appID: app, memberID: nil).map(\.space.name) == ["job-1"])
             #expect(try await store.spaces(appID: other, memberID: "u2").isEmpty)
@@ -41,8 +42,9 @@ struct SpaceStoreTests {
             #expect(try await store.removeSpaceMember(appID: app, spaceID: "s1", email: "ann@example.com") == .wouldLeaveNoOwner)
             #expect(try await store.spaceRole(appID: app, spaceID: "s1", userID: "u1") == .owner)
             #expect(try await store.setSpaceRole(appID: app, spaceID: "s1", email: "bob@example.com", role: .owner)
-                == .changed(userID: "u2", from: .writer))
-            #expect(try await store.removeSpaceMember(appID: app, spaceID: "s1", email: "ann@example.com") == .changed(userID: "u1", from: .owner))
+                == .changed(userID: "u2", from: .writer, epoch: 3), "a refused change moves no epoch")
+            #expect(try await store.removeSpaceMember(appID: app, spaceID: "s1", email: "ann@example.com")
+                == .changed(userID: "u1", from: .owner, epoch: 4))
             #expect(try await store.removeSpaceMember(appID: app, spaceID: "s1", email: "ann@example.com") == .notMember)
             #expect(try await store.spaceRole(appID: app, spaceID: "s1", userID: "u1") == nil)
         }
@@ -56,7 +58,7 @@ struct SpaceStoreTests {
             try await store.insertUser(UserRecord(appID: app, id: "u1", username: "ann@example.com", passwordHash: nil, createdAt: 1))
             try await store.insertSpace(SpaceRecord(appID: app, id: "s1", name: "job-1", createdAt: 5), ownerID: "u1")
             #expect(try await store.setSpaceRole(appID: app, spaceID: "s1", email: "Cat@Example.com", role: .writer)
-                == .changed(userID: nil, from: nil))
+                == .changed(userID: nil, from: nil, epoch: 0))
             #expect(try await store.spaceMembers(appID: app, spaceID: "s1") == [
                 SpaceMember(email: "Cat@Example.com", role: .writer, userID: nil),
                 SpaceMember(email: "ann@example.com", role: .owner, userID: "u1"),
@@ -68,11 +70,20 @@ struct SpaceStoreTests {
             try await store.insertUser(UserRecord(appID: app, id: "u2", username: "cat@example.com", passwordHash: nil, createdAt: 7))
             #expect(try await store.spaceRole(appID: app, spaceID: "s1", userID: "u2") == .writer)
             #expect(try await store.spaceMembers(appID: app, spaceID: "s1").map(\.userID) == ["u1", "u2"])
+            // Bob's removal moved the epoch on; Cat, accepted later, holds it.
+            try await store.insertUser(UserRecord(appID: app, id: "u5", username: "bob@example.com", passwordHash: nil, createdAt: 7))
+            _ = try await store.setSpaceRole(appID: app, spaceID: "s1", email: "bob@example.com", role: .reader)
+            #expect(try await store.removeSpaceMember(appID: app, spaceID: "s1", email: "bob@example.com")
+                == .changed(userID: "u5", from: .reader, epoch: 2))
+            _ = try await store.setSpaceRole(appID: app, spaceID: "s1", email: "fay@example.com", role: .reader)
+            try await store.insertUser(UserRecord(appID: app, id: "u7", username: "fay@example.com", passwordHash: nil, createdAt: 7))
+            #expect(try await store.spaceMembership(appID: app, spaceID: "s1", userID: "u7") == SpaceMembership(role: .reader, epoch: 2))
 
             // An invitation withdrawn never takes effect.
             #expect(try await store.setSpaceRole(appID: app, spaceID: "s1", email: "dan@example.com", role: .reader)
-                == .changed(userID: nil, from: nil))
-            #expect(try await store.removeSpaceMember(appID: app, spaceID: "s1", email: "dan@example.com") == .changed(userID: nil, from: .reader))
+                == .changed(userID: nil, from: nil, epoch: 0))
+            #expect(try await store.removeSpaceMember(appID: app, spaceID: "s1", email: "dan@example.com")
+                == .changed(userID: nil, from: .reader, epoch: 0))
             try await store.insertUser(UserRecord(appID: app, id: "u4", username: "dan@example.com", passwordHash: nil, createdAt: 8))
             #expect(try await store.spaceRole(appID: app, spaceID: "s1", userID: "u4") == nil)
         }

@@ -182,6 +182,14 @@ enum SQLiteSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v7: space membership epochs") { db in
+            // Each change to a space's members moves its epoch on; a member keeps the epoch of
+            // their role, so a late revocation ends only the channels opened before it.
+            try db.execute(sql: """
+                ALTER TABLE spaces ADD COLUMN membership_epoch INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE space_members ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
     }
 

@@ -2,7 +2,8 @@ import GRDB
 
 /// Spaces, their members and invitations (see ``SpaceStore``). Every change to members is one
 /// write transaction: SQLite's single writer serializes them, so "the last owner" is decided
-/// on a state nobody else changes meanwhile.
+/// on a state nobody else changes meanwhile, and each member change moves the space's
+/// membership epoch on (``SpaceMembership``).
 extension SQLiteStore {
     public func insertSpace(_ space: SpaceRecord, ownerID: String?) async throws {
         try await pool.write { db in
@@ -45,13 +46,17 @@ extension SQLiteStore {
         }
     }
 
-    public func spaceRole(appID: String, spaceID: String, userID: String) async throws -> SpaceRole? {
+    /// One server serves the file, so every change to members is made, and enforced, here.
+    public var spacesAreShared: Bool { false }
+
+    public func spaceMembershipEpoch(appID: String, spaceID: String) async throws -> Int64? {
         try await pool.read { db in
-            try String.fetchOne(
-                db.cachedStatement(sql: "SELECT role FROM space_members WHERE app_id = ? AND space_id = ? AND user_id = ?"),
-                arguments: [appID, spaceID, userID]
-            ).flatMap(SpaceRole.init(rawValue:))
+            try Int64.fetchOne(db, sql: "SELECT membership_epoch FROM spaces WHERE app_id = ? AND id = ?", arguments: [appID, spaceID])
         }
+    }
+
+    public func spaceMembership(appID: String, spaceID: String, userID: String) async throws -> SpaceMembership? {
+        try await pool.read { db in try Self.membership(db, appID: appID, spaceID: spaceID, userID: userID) }
     }
 
     public func spaceMembers(appID: String, spaceID: String) async throws -> [SpaceMember] {
@@ -79,16 +84,17 @@ extension SQLiteStore {
         return try await pool.write { db in
             guard try Self.exists(db, appID: appID, spaceID: spaceID) else { return .notMember }
             if let userID = try Self.userID(db, appID: appID, canonical: canonical) {
-                let previous = try Self.role(db, appID: appID, spaceID: spaceID, userID: userID)
+                let previous = try Self.membership(db, appID: appID, spaceID: spaceID, userID: userID)?.role
                 if previous == role { return .unchanged }
                 if previous == .owner, try Self.ownerCount(db, appID: appID, spaceID: spaceID) == 1 { return .wouldLeaveNoOwner }
+                let epoch = try Self.nextEpoch(db, appID: appID, spaceID: spaceID)
                 try db.execute(
                     sql: """
-                        INSERT INTO space_members (app_id, space_id, user_id, role, added_at) VALUES (?, ?, ?, ?, ?)
-                        ON CONFLICT (app_id, space_id, user_id) DO UPDATE SET role = excluded.role
+                        INSERT INTO space_members (app_id, space_id, user_id, role, added_at, epoch) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (app_id, space_id, user_id) DO UPDATE SET role = excluded.role, epoch = excluded.epoch
                         """,
-                    arguments: [appID, spaceID, userID, role.rawValue, now])
-                return .changed(userID: userID, from: previous)
+                    arguments: [appID, spaceID, userID, role.rawValue, now, epoch])
+                return .changed(userID: userID, from: previous, epoch: epoch)
             }
             let previous = try String.fetchOne(
                 db, sql: "SELECT role FROM space_invitations WHERE app_id = ? AND space_id = ? AND canonical_email = ?",
@@ -101,7 +107,7 @@ extension SQLiteStore {
                     ON CONFLICT (app_id, space_id, canonical_email) DO UPDATE SET role = excluded.role, email = excluded.email
                     """,
                 arguments: [appID, spaceID, canonical, email, role.rawValue, now])
-            return .changed(userID: nil, from: previous)
+            return .changed(userID: nil, from: previous, epoch: 0)
         }
     }
 
@@ -110,12 +116,12 @@ extension SQLiteStore {
         return try await pool.write { db in
             guard try Self.exists(db, appID: appID, spaceID: spaceID) else { return .notMember }
             if let userID = try Self.userID(db, appID: appID, canonical: canonical),
-                let previous = try Self.role(db, appID: appID, spaceID: spaceID, userID: userID)
+                let previous = try Self.membership(db, appID: appID, spaceID: spaceID, userID: userID)?.role
             {
                 if previous == .owner, try Self.ownerCount(db, appID: appID, spaceID: spaceID) == 1 { return .wouldLeaveNoOwner }
                 try db.execute(
                     sql: "DELETE FROM space_members WHERE app_id = ? AND space_id = ? AND user_id = ?", arguments: [appID, spaceID, userID])
-                return .changed(userID: userID, from: previous)
+                return .changed(userID: userID, from: previous, epoch: try Self.nextEpoch(db, appID: appID, spaceID: spaceID))
             }
             guard let previous = try String.fetchOne(
                 db, sql: "SELECT role FROM space_invitations WHERE app_id = ? AND space_id = ? AND canonical_email = ?",
@@ -124,7 +130,7 @@ extension SQLiteStore {
             try db.execute(
                 sql: "DELETE FROM space_invitations WHERE app_id = ? AND space_id = ? AND canonical_email = ?",
                 arguments: [appID, spaceID, canonical])
-            return .changed(userID: nil, from: previous)
+            return .changed(userID: nil, from: previous, epoch: 0)
         }
     }
 
@@ -148,8 +154,10 @@ extension SQLiteStore {
     static func acceptInvitations(_ db: Database, of user: UserRecord) throws {
         try db.execute(
             sql: """
-                INSERT OR IGNORE INTO space_members (app_id, space_id, user_id, role, added_at)
-                SELECT app_id, space_id, ?, role, ? FROM space_invitations WHERE app_id = ? AND canonical_email = ?
+                INSERT OR IGNORE INTO space_members (app_id, space_id, user_id, role, added_at, epoch)
+                SELECT i.app_id, i.space_id, ?, i.role, ?, s.membership_epoch FROM space_invitations i
+                JOIN spaces s ON s.app_id = i.app_id AND s.id = i.space_id
+                WHERE i.app_id = ? AND i.canonical_email = ?
                 """,
             arguments: [user.id, user.createdAt, user.appID, user.canonicalUsername])
         try db.execute(
@@ -168,10 +176,18 @@ extension SQLiteStore {
             arguments: [appID, canonical])
     }
 
-    private static func role(_ db: Database, appID: String, spaceID: String, userID: String) throws -> SpaceRole? {
-        try String.fetchOne(
-            db, sql: "SELECT role FROM space_members WHERE app_id = ? AND space_id = ? AND user_id = ?", arguments: [appID, spaceID, userID]
-        ).flatMap(SpaceRole.init(rawValue:))
+    private static func membership(_ db: Database, appID: String, spaceID: String, userID: String) throws -> SpaceMembership? {
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT role, epoch FROM space_members WHERE app_id = ? AND space_id = ? AND user_id = ?"),
+            arguments: [appID, spaceID, userID])
+        guard let row, let role = SpaceRole(rawValue: row["role"]) else { return nil }
+        return SpaceMembership(role: role, epoch: row["epoch"])
+    }
+
+    /// Moves the space's membership epoch on and returns it.
+    private static func nextEpoch(_ db: Database, appID: String, spaceID: String) throws -> Int64 {
+        try db.execute(sql: "UPDATE spaces SET membership_epoch = membership_epoch + 1 WHERE app_id = ? AND id = ?", arguments: [appID, spaceID])
+        return try Int64.fetchOne(db, sql: "SELECT membership_epoch FROM spaces WHERE app_id = ? AND id = ?", arguments: [appID, spaceID]) ?? 0
     }
 
     private static func ownerCount(_ db: Database, appID: String, spaceID: String) throws -> Int {
