@@ -27,7 +27,8 @@ public struct BucketEvent: Sendable, Equatable {
         /// The object's data changed.
         case updated
         /// The object is gone: deleted here or elsewhere, removed by the server (a presence
-        /// object whose connection closed), or taken away with a space.
+        /// object whose connection closed), rolled back (an insertion the server refused), or
+        /// taken away with a space.
         case deleted
     }
 

@@ -77,7 +77,8 @@ public final class SyncSession: Sendable {
     /// await client.close()
     /// ```
     ///
-    /// The session must be started: a stopped session never becomes idle.
+    /// Start the session first: a stopped session catches no bucket up, so the wait ends only
+    /// at `timeout` (unless the client has no bucket and nothing to send).
     public func waitUntilIdle(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
