@@ -8,7 +8,7 @@ public import Logging
 /// let client = try LockstepClient(
 ///     storeDirectory: URL(filePath: "Library/Lockstep"),
 ///     server: URL(string: "https://sync.example.com")!, app: "my-app", token: token)
-/// let notes = client.bucket("notes")
+/// let notes = try client.bucket("notes")
 /// try await notes.put("groceries", ["title": "Groceries"])   // durable now, synced when it can be
 /// await client.sync.start()
 /// for await event in notes.events { … }
@@ -16,9 +16,19 @@ public import Logging
 ///
 /// Everything lives in one SQLite file in `storeDirectory`: each object's local state, its
 /// last acknowledged version (its ghost), the outbox of changes not yet acknowledged, and
-/// each bucket's cursor. Open one client per store directory.
+/// each bucket's cursor. Open one client per store directory, and ``close()`` it when done.
+///
+/// See <doc:BuildingAnOfflineApp> for a walk through an app that works offline.
 public final class LockstepClient: Sendable {
     /// Settings with sensible defaults; most apps change none.
+    ///
+    /// ```swift
+    /// var configuration = LockstepClient.Configuration()
+    /// configuration.attachmentCacheSize = 2 << 30          // keep up to 2 GiB of photos
+    /// configuration.logger.logLevel = .error
+    /// let client = try LockstepClient(
+    ///     storeDirectory: directory, server: server, app: "my-app", token: token, configuration: configuration)
+    /// ```
     public struct Configuration: Sendable {
         /// The streaming endpoint; by default `ws(s)://<server>/sock/1/<app>/websocket`.
         public var socketURL: URL?
@@ -39,8 +49,22 @@ public final class LockstepClient: Sendable {
         public var attachmentCacheSize: Int64
         /// Bytes per upload request: a kill or a dropped connection costs at most this much again.
         public var uploadChunkSize: Int
+        /// Where the client logs what it does: reconnects, refusals, failed clock exchanges.
+        /// Quiet it with `logger.logLevel = .error`.
         public var logger: Logger
 
+        /// Settings with every default; pass only those to change.
+        ///
+        /// - Parameters:
+        ///   - socketURL: The streaming endpoint; `nil` derives it from the server's URL.
+        ///   - editTimes: Where edit times come from; `nil` uses the client's ``LockstepClient/clock``.
+        ///   - heartbeatInterval: How often a heartbeat goes over the socket (10 s).
+        ///   - backoff: Delays between reconnection attempts.
+        ///   - pollingWindow: How long to sync over HTTP before trying the socket again (5 s).
+        ///   - indexPageSize: Objects per index page on first sync (1000).
+        ///   - attachmentCacheSize: The most bytes of downloaded attachments kept (512 MiB).
+        ///   - uploadChunkSize: Bytes per upload request (2 MiB; at least 1).
+        ///   - logger: Where the client logs.
         public init(
             socketURL: URL? = nil, editTimes: (any EditTimeSource)? = nil, heartbeatInterval: Duration = .seconds(10),
             backoff: Backoff = Backoff(), pollingWindow: Duration = .seconds(5), indexPageSize: Int = 1000,
@@ -77,6 +101,23 @@ public final class LockstepClient: Sendable {
 
     /// Opens (or creates) the local store in `storeDirectory` for `app` on `server`, whose
     /// users authenticate with `token`. Nothing touches the network until ``sync`` starts.
+    ///
+    /// ```swift
+    /// let client = try LockstepClient(
+    ///     storeDirectory: URL(filePath: "Library/Lockstep"),
+    ///     server: URL(string: "https://sync.example.com")!, app: "my-app", token: token)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - storeDirectory: The directory that holds the store, created if needed. Use one
+    ///     directory per user and server: the store belongs to the token's user.
+    ///   - server: The server's base URL, e.g. `https://sync.example.com`.
+    ///   - app: The app's id on the server.
+    ///   - token: The user's access token.
+    ///   - configuration: Settings; the defaults suit most apps.
+    /// - Throws: What the file system or SQLite threw when the store cannot be created,
+    ///   opened or brought up to date (a directory that cannot be written, a file that is not
+    ///   a store).
     public init(storeDirectory: URL, server: URL, app: String, token: String, configuration: Configuration = Configuration()) throws {
         let clockSocket = SocketClockExchangeTransport(fallback: HTTPClockExchangeTransport(serverURL: server))
         clock = ServerClock(
@@ -100,12 +141,27 @@ public final class LockstepClient: Sendable {
     }
 
     /// The bucket named `name`, whose objects are JSON. It syncs from now on, and in later runs.
+    ///
+    /// ```swift
+    /// let notes = try client.bucket("notes")
+    /// try await notes.put("groceries", ["title": "Groceries"])
+    /// ```
+    ///
+    /// Opening a bucket is cheap and needs no network: call it wherever a bucket is needed.
+    /// - Throws: An error from SQLite when the store cannot record the bucket.
     public func bucket(_ name: String) throws -> Bucket {
         if try replica.register(bucket: name) { sync.context.bucketsChanged.signal() }
         return Bucket(name: name, replica: replica, attachments: attachments)
     }
 
-    /// The bucket named `name`, whose objects are `Value`s.
+    /// The bucket named `name`, whose objects are `Value`s, stored as the JSON objects
+    /// `JSONEncoder` makes of them.
+    ///
+    /// ```swift
+    /// struct Note: Codable, Sendable { var title: String; var done: Bool }
+    /// let notes = try client.bucket("notes", of: Note.self)
+    /// ```
+    /// - Throws: An error from SQLite when the store cannot record the bucket.
     public func bucket<Value: Codable & Sendable>(_ name: String, of type: Value.Type) throws -> TypedBucket<Value> {
         TypedBucket(raw: try bucket(name))
     }
@@ -115,16 +171,28 @@ public final class LockstepClient: Sendable {
     /// Objects inserted into a presence bucket while the client is streaming are held by its
     /// connection (or its user): the server deletes them when that goes away, and the client
     /// hears the deletions as remote changes. Insert them again after reconnecting, under new keys.
+    ///
+    /// ```swift
+    /// let options = try await client.options(of: "player")
+    /// if options.presence != .client { print("player is not a presence bucket") }
+    /// ```
+    /// - Throws: ``LockstepClientError/unauthorized(_:)`` when the server refuses the token,
+    ///   ``LockstepClientError/protocolViolation(_:)`` for an answer it cannot read, and what the
+    ///   network threw when the server cannot be reached.
     public func options(of name: String) async throws -> BucketOptions {
         BucketOptions(json: try await sync.context.api.options(bucket: name))
     }
 
-    /// The names of the buckets this store syncs.
+    /// The names of the buckets this store syncs: every one opened with ``bucket(_:)``, in
+    /// this run or an earlier one. Read from the store; throws what SQLite threw.
     public var bucketNames: [String] {
         get throws { try replica.bucketNames() }
     }
 
     /// Stops syncing and ends every event sequence. The store stays on disk for the next run.
+    ///
+    /// Changes still in the outbox stay there and are sent in a later run; call
+    /// ``SyncSession/waitUntilIdle(timeout:)`` first to send them now.
     public func close() async {
         await sync.stop()
         replica.events.finish()

@@ -1,4 +1,16 @@
 /// Why a call on a ``LockstepClient`` failed.
+///
+/// ```swift
+/// do {
+///     try await notes.put("groceries", ["title": "Groceries"])
+/// } catch LockstepClientError.removed(let bucket, let key) {
+///     print("\(bucket)/\(key) was deleted; choose another key")
+/// }
+/// ```
+///
+/// Refusals of changes the server reads later, after the write returned, do not throw: they
+/// arrive as ``BucketEvent`` of origin ``BucketEvent/Origin/rejected(code:message:)`` and stay
+/// in ``Outbox/rejected``.
 public enum LockstepClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The object was removed; in Lockstep removed objects never come back, so a key once
     /// removed cannot be written again.
@@ -18,6 +30,7 @@ public enum LockstepClientError: Error, Sendable, Equatable, CustomStringConvert
     /// An object or value could not be encoded to, or decoded from, JSON.
     case encoding(String)
 
+    /// A sentence saying what went wrong, for logs and for people.
     public var description: String {
         switch self {
         case .removed(let bucket, let key): "\(bucket)/\(key) was removed, and removed objects never come back"

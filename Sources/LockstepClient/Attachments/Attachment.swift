@@ -11,7 +11,7 @@ public import LockstepCore
 /// ```
 ///
 /// Two attachments with the same bytes are the same attachment, wherever they are used: the
-/// device stores and uploads them once.
+/// device stores and uploads them once. See <doc:AttachingPhotos>.
 public struct Attachment: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The SHA-256 of the bytes, as 64 lowercase hexadecimal digits.
     public var sha256: String
@@ -20,6 +20,9 @@ public struct Attachment: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The media type, e.g. `image/jpeg`.
     public var type: String
 
+    /// A reference to the bytes with this hash, size and media type. An app rarely makes one:
+    /// ``Bucket/attach(_:type:to:member:priority:)`` returns it, and
+    /// ``Bucket/attachment(_:of:)`` reads it from an object.
     public init(sha256: String, size: Int64, type: String) {
         self.sha256 = sha256
         self.size = size
@@ -38,6 +41,10 @@ public struct Attachment: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Every attachment `value` refers to, at any depth (a list of photos, a nested record).
+    ///
+    /// ```swift
+    /// let photos = Attachment.references(in: .object(try items.get("box-12") ?? [:]))
+    /// ```
     public static func references(in value: JSONValue) -> [Attachment] {
         if let attachment = Attachment(json: value) { return [attachment] }
         switch value {
@@ -53,5 +60,6 @@ public struct Attachment: Sendable, Hashable, Codable, CustomStringConvertible {
         BlobHash(hex: text)?.hex == text
     }
 
+    /// A short form for logs: the hash's first 12 digits, the size and the type.
     public var description: String { "sha256:\(sha256.prefix(12))… (\(size) bytes, \(type))" }
 }

@@ -18,6 +18,7 @@ public enum AttachmentError: Error, Sendable, Equatable, Codable, CustomStringCo
     /// The local store could not be written.
     case localStore(String)
 
+    /// A sentence saying what went wrong.
     public var description: String {
         switch self {
         case .hashMismatch(let expected, let actual): "expected SHA-256 \(expected) but the bytes hash to \(actual)"

@@ -20,7 +20,15 @@ extension Bucket {
     /// (creating the object if there is none), and queues the upload at `priority`, below
     /// data changes of that priority or above. Returns the reference.
     ///
-    /// Throws ``LockstepClientError/removed(bucket:key:)`` for a key that was deleted.
+    /// ```swift
+    /// let photo = try await items.attach(jpeg, type: "image/jpeg", to: "box-12", member: "photo")
+    /// ```
+    ///
+    /// The bytes are durable on the device when it returns. Other devices see the member once
+    /// the server holds every byte.
+    ///
+    /// Throws ``LockstepClientError/removed(bucket:key:)`` for a key that was deleted, and what
+    /// the file system threw when the bytes cannot be stored.
     @discardableResult
     public func attach(
         _ data: Data, type: String, to key: String, member: String, priority: ChangePriority = .low
@@ -31,7 +39,10 @@ extension Bucket {
     }
 
     /// Like ``attach(_:type:to:member:priority:)``, with the bytes of the file at `url`, copied
-    /// in a buffer at a time (memory stays flat for a long video).
+    /// in a buffer at a time (memory stays flat for a long video). The file can go once this
+    /// returns: the device keeps its own copy.
+    ///
+    /// Throws what reading the file threw, and as ``attach(_:type:to:member:priority:)`` does.
     @discardableResult
     public func attach(
         contentsOf url: URL, type: String, to key: String, member: String, priority: ChangePriority = .low

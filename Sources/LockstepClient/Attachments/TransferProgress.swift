@@ -8,11 +8,15 @@
 /// }
 /// ```
 public struct TransferProgress: Sendable, Equatable {
+    /// Which way the bytes go.
     public enum Direction: Sendable, Equatable {
+        /// From this device to the server.
         case upload
+        /// From the server to this device.
         case download
     }
 
+    /// Where the transfer is in its life.
     public enum State: Sendable, Equatable {
         /// Waiting its turn: data changes go first (see ``ChangePriority``), then uploads by
         /// priority; or the server cannot be reached.
@@ -25,12 +29,16 @@ public struct TransferProgress: Sendable, Equatable {
         case failed(AttachmentError)
     }
 
+    /// The attachment whose bytes move.
     public var attachment: Attachment
+    /// Upload or download.
     public var direction: Direction
     /// Bytes done: for an upload, those the server confirmed it holds.
     public var completedBytes: Int64
+    /// Queued, transferring, completed or failed.
     public var state: State
 
+    /// The attachment's size.
     public var totalBytes: Int64 { attachment.size }
 
     /// `completedBytes` over `totalBytes`, from 0 to 1 (1 for an empty attachment).
@@ -46,6 +54,7 @@ public struct TransferProgress: Sendable, Equatable {
         }
     }
 
+    /// Progress with these parts; the client makes them, previews may too.
     public init(attachment: Attachment, direction: Direction, completedBytes: Int64, state: State) {
         self.attachment = attachment
         self.direction = direction

@@ -12,10 +12,13 @@ import GRDB
 ///     try await client.outbox.cancel(change)      // the object goes back to its synced state
 /// }
 /// ```
+///
+/// Read it through ``LockstepClient/outbox``. See <doc:BuildingAnOfflineApp>.
 public struct Outbox: Sendable {
     let replica: Replica
 
-    /// Changes not yet acknowledged (queued or sent), oldest first.
+    /// Changes not yet acknowledged (queued or sent), oldest first. Read from the store;
+    /// throws what SQLite threw.
     public var pending: [OutboxChange] {
         get throws { try changes(where: "status != 'rejected'") }
     }
@@ -39,7 +42,8 @@ public struct Outbox: Sendable {
         try await replica.cancel(changeID: change.changeID)
     }
 
-    /// Forgets the changes the server refused.
+    /// Forgets the changes the server refused, once the app has shown them: they no longer
+    /// appear in ``rejected``. Their objects were rolled back already; this changes no object.
     public func dismissRejected() async throws {
         try await replica.database.write { db in try db.executeCached(sql: "DELETE FROM outbox WHERE status = 'rejected'") }
     }

@@ -2,9 +2,16 @@ public import Foundation
 
 /// One local change in the outbox, as ``Outbox`` shows it.
 ///
-/// Edits to an object that have not been sent yet are one change: each edit updates it, and
-/// what is sent is the difference between the last acknowledged version (the ghost) and the
-/// object as it is locally at that moment.
+/// Edits to an object that have not been sent yet are mostly one change: a later edit of the
+/// same members, and any edit of an object the server has not seen yet, updates the change
+/// that waits; an edit of other members of a synced object queues a change of its own, so
+/// that each member keeps the time it was written at.
+///
+/// ```swift
+/// for change in try client.outbox.pending {
+///     print(change.bucket, change.key, change.operation, change.priority, change.status)
+/// }
+/// ```
 public struct OutboxChange: Sendable, Hashable, Identifiable {
     /// Where the change is in its life.
     public enum Status: Sendable, Hashable {
@@ -28,13 +35,18 @@ public struct OutboxChange: Sendable, Hashable, Identifiable {
 
     /// The change's position in the outbox; later changes have larger ids.
     public var id: Int64
+    /// The bucket of the changed object.
     public var bucket: String
+    /// The key of the changed object.
     public var key: String
     /// The client change id (`ccid`): the same on every resend, so the server applies the
     /// change at most once.
     public var changeID: String
+    /// Whether the change edits or removes its object.
     public var operation: Operation
+    /// How soon it goes, relative to the other objects' changes (see ``ChangePriority``).
     public var priority: ChangePriority
+    /// Queued, sent, or refused.
     public var status: Status
     /// When the edit was made, in nanoseconds since the Unix epoch on the server's clock, if the
     /// client's ``EditTimeSource`` knew.

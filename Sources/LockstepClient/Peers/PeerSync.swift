@@ -20,7 +20,11 @@ import Synchronization
 /// corrected time. Every device queues what it received for the server under the author's
 /// ccid, so a change reaches the server as soon as any device that holds it gets online, and
 /// applies there once however many devices bring it.
+///
+/// Attachments travel too, in chunks after the changes. Changes that arrive from a peer reach
+/// ``Bucket/events`` with origin ``BucketEvent/Origin/peer``. See <doc:SyncingWithNearbyDevices>.
 public final class PeerSync: Sendable {
+    /// Limits of what peers send each other; the defaults suit phones on Wi-Fi.
     public struct Configuration: Sendable {
         /// The largest message a peer may send (a batch of changes); larger ones end the link.
         public var maximumMessageBytes: Int
@@ -30,8 +34,11 @@ public final class PeerSync: Sendable {
         public var blobChunkBytes: Int
         /// How long a new link may take to prove it holds the peer key before it is closed.
         public var handshakeTimeout: Duration
+        /// Where links that end, and why, are logged.
         public var logger: Logger
 
+        /// Settings with every default: messages of up to 4 MiB, 200 changes a message,
+        /// attachment chunks of 512 KiB, 10 seconds to prove the peer key.
         public init(
             maximumMessageBytes: Int = 4 << 20, changesPerMessage: Int = 200, handshakeTimeout: Duration = .seconds(10),
             blobChunkBytes: Int = 512 << 10, logger: Logger = Logger(label: "LockstepClient.PeerSync")
@@ -44,6 +51,7 @@ public final class PeerSync: Sendable {
         }
     }
 
+    /// The name of the bucket this syncs.
     public let bucket: String
     private let client: LockstepClient
     private let transports: [any PeerTransport]
@@ -65,12 +73,24 @@ public final class PeerSync: Sendable {
         self.configuration = configuration
     }
 
+    /// Syncs `bucket` of `client` with the peers `transport` reaches.
+    ///
+    /// ```swift
+    /// let peers = PeerSync(client: client, bucket: "inventory", transport: LocalNetworkTransport())
+    /// ```
+    ///
+    /// Nothing happens until ``start()``.
     public convenience init(client: LockstepClient, bucket: String, transport: any PeerTransport, configuration: Configuration = Configuration()) {
         self.init(client: client, bucket: bucket, transports: [transport], configuration: configuration)
     }
 
     /// Fetches the bucket's peer key from the server and keeps it in the store, for syncing
     /// with peers later when the server may be out of reach.
+    ///
+    /// Call it on every sync: a space's bucket's key changes when a writer joins or leaves.
+    ///
+    /// - Throws: ``LockstepClientError/unauthorized(_:)`` when the server refuses the token, a
+    ///   refusal for a bucket this user cannot reach, and what the network threw.
     public func prepare() async throws {
         _ = try await fetchPeerKey()
     }

@@ -11,6 +11,7 @@ public enum PeerSyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A message over ``PeerSync/Configuration/maximumMessageBytes``.
     case messageTooLarge(Int)
 
+    /// A sentence saying what went wrong.
     public var description: String {
         switch self {
         case .unauthenticated(let reason): "peer not authenticated: \(reason)"

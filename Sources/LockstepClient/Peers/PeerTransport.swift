@@ -4,6 +4,10 @@
 /// A transport only moves bytes. ``PeerSync`` authenticates every link and encrypts every
 /// message itself, so a transport need not be trusted: a stranger who reaches a link can
 /// neither read what passes over it nor inject anything.
+///
+/// ``LocalNetworkTransport`` works everywhere SwiftNIO does; `MultipeerTransport` on Apple
+/// platforms. A transport of your own (Bluetooth LE, a USB cable) yields a ``PeerLink`` for every
+/// peer it reaches, and need only deliver whole messages in order.
 public protocol PeerTransport: Sendable {
     /// Starts advertising this device and looking for peers that advertise the same tag;
     /// yields a link for every peer reached, dialled or accepted, until ``stop()``.
@@ -21,6 +25,7 @@ public struct PeerAdvertisement: Sendable, Hashable {
     /// the tag reveals nothing of the key.
     public var tag: String
 
+    /// An advertisement; ``PeerSync`` makes it from the client id and the bucket's peer key.
     public init(peerID: String, tag: String) {
         self.peerID = peerID
         self.tag = tag
@@ -38,6 +43,8 @@ public protocol PeerLink: Sendable {
     var isInitiator: Bool { get }
     /// The messages the peer sends, whole and in order; the sequence ends when the link closes.
     var incoming: AsyncThrowingStream<[UInt8], any Error> { get }
+    /// Sends one whole message; throws when the link is closed or broken.
     func send(_ message: [UInt8]) async throws
+    /// Closes the link: ``incoming`` ends on both sides.
     func close()
 }

@@ -8,8 +8,8 @@ public import LockstepCore
 /// window covers ten minutes, so an outage of a few minutes goes unnoticed, and only when
 /// everything held has run out do slots turn ``SlotState/Content/unknown``. Keys are fetched as
 /// items start (one per epoch: the latest opens the rest) unless something pushes them first
-/// through ``receive(_:)``. Every window and key is verified (see ``ReleaseWindow/verify()``
-/// and ``ReleaseKeyChain``) before it is used.
+/// through ``receive(_:)``. Every window and key is verified (see `ReleaseWindow.verify()`
+/// and `ReleaseKeyChain` in `LockstepCore`) before it is used.
 ///
 /// ```swift
 /// let timeline = ReleaseTimeline(store: "main", time: serverClock, fetcher: HTTPReleaseFetcher(baseURL: url))
@@ -17,16 +17,19 @@ public import LockstepCore
 ///     render(snapshot.slots)
 /// }
 /// ```
+///
+/// See <doc:ShowingATimedStore>.
 public actor ReleaseTimeline {
-    /// The earliest moment into a window at which it is replaced.
+    /// The earliest moment into a window at which it is replaced, in milliseconds (6 minutes).
     public static let refreshEarliest: Int64 = 6 * 60_000
-    /// The latest.
+    /// The latest moment into a window at which it is replaced, in milliseconds (9 minutes).
     public static let refreshLatest: Int64 = 9 * 60_000
-    /// How soon a failed window fetch is tried again.
+    /// How soon a failed window fetch is tried again, in milliseconds (5 seconds).
     public static let retryInterval: Int64 = 5_000
-    /// How soon a missing key is asked for again.
+    /// How soon a missing key is asked for again, in milliseconds (1 second).
     public static let keyRetryInterval: Int64 = 1_000
 
+    /// The store's id, as the server's configuration names it.
     public nonisolated let store: String
     private let time: any ServerTimeSource
     private let fetcher: any ReleaseFetching
@@ -39,7 +42,16 @@ public actor ReleaseTimeline {
     /// The last thing that went wrong: a failed fetch or something that did not verify.
     public private(set) var lastError: (any Error)?
 
+    /// A timeline of `store` that has fetched nothing yet: the first ``step()`` (or the first
+    /// tick of ``snapshots(every:sleep:)``) at which `time` knows the server's time fetches
+    /// the window in force.
+    ///
+    /// ```swift
+    /// let timeline = ReleaseTimeline(store: "main", time: client.clock, fetcher: HTTPReleaseFetcher(baseURL: base))
+    /// ```
+    ///
     /// - Parameters:
+    ///   - store: the store's id.
     ///   - time: the server's clock.
     ///   - fetcher: where windows and keys come from.
     ///   - refreshJitter: a number in `0..<1` for each refresh moment; random by default.
@@ -57,6 +69,13 @@ public actor ReleaseTimeline {
     /// The grid every `interval` until the stream is dropped, from the first tick at which the
     /// server's time is known. `sleep` waits between ticks; tests pass one that moves a
     /// simulated clock instead.
+    ///
+    /// ```swift
+    /// for await snapshot in timeline.snapshots(every: .milliseconds(200)) { render(snapshot.slots) }
+    /// ```
+    ///
+    /// The stream holds only the newest snapshot, so a slow consumer skips ticks instead of
+    /// falling behind. Ending the loop (or cancelling its task) stops the ticks.
     public nonisolated func snapshots(
         every interval: Duration = .milliseconds(100),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
@@ -90,6 +109,15 @@ public actor ReleaseTimeline {
     }
 
     /// A key from elsewhere (the streaming socket's release push); kept if it verifies.
+    ///
+    /// ```swift
+    /// // a socket frame "release:{…}"
+    /// await timeline.receive(try ReleasedKey(json: try JSONValue(parsing: pushed)))
+    /// ```
+    ///
+    /// Returns whether the key verified now: `false` for a key of another store, one that is
+    /// not on its hour's chain, or one of an hour whose chain anchor no window held has
+    /// brought yet (a few of those are set aside, and verified when a window brings it).
     @discardableResult
     public func receive(_ key: ReleasedKey) -> Bool {
         ledger.accept(key)

@@ -25,7 +25,9 @@ import LockstepCore
 /// then on (opening the bucket again, once a member again, makes it writable again).
 ///
 /// Calls that ask the server throw ``SpaceError`` for what it refused (a stranger gets
-/// ``SpaceError/notFound(space:)``, exactly as for a space that does not exist).
+/// ``SpaceError/notFound(space:)``, exactly as for a space that does not exist), and
+/// ``LockstepClientError`` for the rest (a refused token, an unreadable answer); what the
+/// network threw when the server cannot be reached. See <doc:SharingWithSpaces>.
 public struct Space: Sendable {
     /// The space's name: 1 to 64 of `a-z 0-9 _ -`, beginning with a letter or digit.
     public let name: String
@@ -40,6 +42,12 @@ public struct Space: Sendable {
 
     /// The space's bucket `name`. It syncs from now on, and in later runs, as the bucket named
     /// `__<space>.<name>`, which is how every other client (Simperium's too) reaches it.
+    ///
+    /// ```swift
+    /// let items = try client.space("job-1234").bucket("items")
+    /// ```
+    ///
+    /// Needs no network: the server is asked nothing until the bucket syncs.
     public func bucket(_ name: String) throws -> Bucket {
         try client.bucket(SpaceName.bucketName(space: self.name, bucket: name))
     }
@@ -59,11 +67,24 @@ public struct Space: Sendable {
 
     /// Gives `email` the role `role`: a new member (or an invitation, if nobody signed up with
     /// that address yet), or a member's role changed. Owners only.
+    ///
+    /// ```swift
+    /// try await job.invite("sam@example.com", as: .writer)
+    /// ```
+    ///
+    /// Throws ``SpaceError/forbidden(space:message:)`` for a caller who is not an owner,
+    /// ``SpaceError/lastOwner(space:message:)`` when it would leave the space without an owner,
+    /// and ``SpaceError/invalid(_:)`` for an address that is not an email address.
     public func invite(_ email: String, as role: SpaceRole) async throws {
         _ = try await request("POST", [name, "members"], body: ["email": .string(email), "role": .string(role.rawValue)])
     }
 
-    /// Everyone in the space and their role, invitations waiting for an account included.
+    /// Everyone in the space and their role, invitations waiting for an account included, as
+    /// the server says now.
+    ///
+    /// ```swift
+    /// for member in try await job.members { print(member.email, member.role) }
+    /// ```
     public var members: [SpaceMember] {
         get async throws {
             let answer = try await request("GET", [name])
@@ -77,6 +98,9 @@ public struct Space: Sendable {
 
     /// Takes `email` out of the space (or withdraws their invitation). Owners only; their open
     /// connections to the space end at once.
+    ///
+    /// Throws ``SpaceError/notMember(email:space:)`` for an address that is neither a member
+    /// nor invited, and ``SpaceError/lastOwner(space:message:)`` for the last owner.
     public func remove(_ email: String) async throws {
         _ = try await request("DELETE", [name, "members", email], removing: email)
     }
@@ -117,7 +141,12 @@ extension LockstepClient {
         return Space(name: name, client: self)
     }
 
-    /// The spaces this client's user is a member of, with their role in each.
+    /// The spaces this client's user is a member of, with their role in each, as the server
+    /// says now (the admin token: every space of the app).
+    ///
+    /// ```swift
+    /// for membership in try await client.spaces { print(membership.name, membership.role as Any) }
+    /// ```
     public var spaces: [SpaceMembership] {
         get async throws {
             let answer: JSONValue

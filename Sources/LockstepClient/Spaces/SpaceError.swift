@@ -1,4 +1,12 @@
 /// Why a call on a ``Space`` failed, as the server answered it.
+///
+/// ```swift
+/// do {
+///     try await job.leave()
+/// } catch SpaceError.lastOwner(_, let message) {
+///     print(message)       // make another owner first, or delete the space
+/// }
+/// ```
 public enum SpaceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// There is no space of this name, or the caller is not a member of it: the server answers
     /// both alike, so that nobody learns whether a space they are not in exists.
@@ -16,6 +24,7 @@ public enum SpaceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// not an email address); the message says what was wrong. Nothing changed.
     case invalid(String)
 
+    /// A sentence saying what was refused, fit to show a person.
     public var description: String {
         switch self {
         case .notFound(let space): "there is no space \(space) (or you are not a member of it)"

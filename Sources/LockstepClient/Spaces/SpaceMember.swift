@@ -3,8 +3,10 @@
 public struct SpaceMember: Sendable, Hashable {
     /// The username the member signs in with.
     public var email: String
+    /// What the member may do.
     public var role: SpaceRole
 
+    /// A member with this email and role.
     public init(email: String, role: SpaceRole) {
         self.email = email
         self.role = role
@@ -19,6 +21,7 @@ public struct SpaceMembership: Sendable, Hashable {
     /// space without being a member of any.
     public var role: SpaceRole?
 
+    /// A membership with this space name and role.
     public init(name: String, role: SpaceRole?) {
         self.name = name
         self.role = role

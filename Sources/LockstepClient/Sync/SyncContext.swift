@@ -79,7 +79,7 @@ extension SyncContext {
     }
 }
 
-/// What a client's sync is doing.
+/// What a client's sync is doing: ``SyncSession/state``.
 public enum SyncState: Sendable, Equatable {
     /// Not started, or stopped.
     case stopped

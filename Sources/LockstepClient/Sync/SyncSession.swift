@@ -13,6 +13,9 @@ import Synchronization
 /// opened it syncs over HTTP instead (posting changes, long-polling the change feed) and keeps
 /// trying the socket, with exponential backoff and full jitter. Local writes never wait for
 /// any of this: they are in the local store and the outbox already.
+///
+/// Every ``LockstepClient`` has one, ``LockstepClient/sync``. Start it once, when the app
+/// starts (or a user signs in); it syncs every bucket the client opens, now or later.
 public final class SyncSession: Sendable {
     let context: SyncContext
     private let running = Mutex<Task<Void, Never>?>(nil)
@@ -21,11 +24,20 @@ public final class SyncSession: Sendable {
         self.context = context
     }
 
-    /// What the session is doing now.
+    /// What the session is doing now: stopped, connecting, streaming, polling, or stopped by
+    /// a refused token.
+    ///
+    /// ```swift
+    /// if case .unauthorized = client.sync.state { signIn() }
+    /// ```
     public var state: SyncState { context.shared.withLock { $0.state } }
 
     /// Starts syncing every bucket this client has opened (now or in an earlier run) in the
     /// background. Does nothing when already started.
+    ///
+    /// Also keeps the client's ``LockstepClient/clock`` calibrated and runs the attachment
+    /// upload queue. Errors never end the session: it reconnects with backoff, except when
+    /// the server refuses the token (``SyncState/unauthorized(_:)``).
     public func start() async {
         let context = context
         running.withLock { running in
@@ -42,7 +54,8 @@ public final class SyncSession: Sendable {
         }
     }
 
-    /// Stops syncing and closes the connection. What was not sent stays in the outbox.
+    /// Stops syncing and closes the connection. What was not sent stays in the outbox, and
+    /// goes after the next ``start()``, in this run or a later one.
     public func stop() async {
         let task = running.withLock { running in
             defer { running = nil }
@@ -57,6 +70,15 @@ public final class SyncSession: Sendable {
     /// the server refused do not count) and every attachment queued for upload is on the server
     /// (those whose upload failed for good do not count). Throws ``LockstepClientError/timedOut(_:)`` after
     /// `timeout`, and ``LockstepClientError/unauthorized(_:)`` if the server refuses the token.
+    ///
+    /// ```swift
+    /// await client.sync.start()
+    /// try await client.sync.waitUntilIdle(timeout: .seconds(30))   // before a script exits
+    /// await client.close()
+    /// ```
+    ///
+    /// Start the session first: a stopped session catches no bucket up, so the wait ends only
+    /// at `timeout` (unless the client has no bucket and nothing to send).
     public func waitUntilIdle(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {

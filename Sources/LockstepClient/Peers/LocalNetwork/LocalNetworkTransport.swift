@@ -9,7 +9,19 @@ import Synchronization
 /// its id is the smaller of the two, so each pair shares one connection. Where multicast does
 /// not reach (some guest Wi-Fi blocks it), name peers in ``Configuration/peers``. Runs
 /// wherever SwiftNIO does: Linux, macOS, iOS.
+///
+/// ```swift
+/// let transport = LocalNetworkTransport()
+/// try await PeerSync(client: client, bucket: "inventory", transport: transport).start()
+/// print("teammates can dial port \(transport.port ?? 0)")
+/// ```
 public final class LocalNetworkTransport: PeerTransport {
+    /// Where to listen, how to announce, and whom to dial.
+    ///
+    /// ```swift
+    /// var configuration = LocalNetworkTransport.Configuration(port: 7700, peers: [(host: "10.0.0.12", port: 7700)])
+    /// configuration.multicastGroup = nil      // a network that blocks multicast
+    /// ```
     public struct Configuration: Sendable {
         /// The address to accept peers on; all interfaces by default.
         public var host: String
@@ -17,12 +29,15 @@ public final class LocalNetworkTransport: PeerTransport {
         public var port: Int
         /// The multicast group and port announcements go to; `nil` turns discovery off.
         public var multicastGroup: SocketAddress?
+        /// How often this device announces itself to the multicast group.
         public var announceInterval: Duration
         /// Peers to dial whether or not they are heard: `(host, port)`.
         public var peers: [(host: String, port: Int)]
         /// The largest message accepted from a peer.
         public var maximumFrameBytes: Int
 
+        /// Settings with every default: all interfaces, a free port, announcements to
+        /// 239.255.76.83:7683 every 2 seconds, no named peers, messages of up to 4 MiB.
         public init(
             host: String = "0.0.0.0", port: Int = 0,
             multicastGroup: SocketAddress? = try? SocketAddress(ipAddress: "239.255.76.83", port: 7683),
@@ -54,6 +69,7 @@ public final class LocalNetworkTransport: PeerTransport {
     private let group: any EventLoopGroup
     private let state = Mutex(State())
 
+    /// A transport with `configuration`; it listens and announces only from ``start(advertising:)``.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         group = MultiThreadedEventLoopGroup.singleton
@@ -64,6 +80,10 @@ public final class LocalNetworkTransport: PeerTransport {
         state.withLock { $0.server?.localAddress?.port }
     }
 
+    /// Listens on the configured port, announces `advertisement`, dials the named peers and
+    /// those heard with the same tag. ``PeerSync`` calls it.
+    ///
+    /// Throws what SwiftNIO threw when the port cannot be bound.
     public func start(advertising advertisement: PeerAdvertisement) async throws -> AsyncStream<any PeerLink> {
         let (links, continuation) = AsyncStream.makeStream(of: (any PeerLink).self)
         state.withLock { $0.links = continuation }
@@ -117,6 +137,7 @@ public final class LocalNetworkTransport: PeerTransport {
         dial(host: host, port: port, as: "\(host):\(port)")
     }
 
+    /// Stops listening and announcing, and closes every link.
     public func stop() async {
         let (channels, announcing, links) = state.withLock { state in
             defer { state = State() }

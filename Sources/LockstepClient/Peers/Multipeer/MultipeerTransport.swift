@@ -13,9 +13,14 @@ import Synchronization
 ///
 /// Apps list `_lockstep-peer._tcp` and `_lockstep-peer._udp` under `NSBonjourServices` and
 /// describe `NSLocalNetworkUsageDescription` in their Info.plist.
+///
+/// ```swift
+/// let peers = PeerSync(client: client, bucket: "inventory", transports: [MultipeerTransport(), LocalNetworkTransport()])
+/// ```
 public final class MultipeerTransport: NSObject, PeerTransport, @unchecked Sendable {
     // @unchecked: MultipeerConnectivity calls the delegate methods on its own queues; every
     // piece of mutable state is behind `state`.
+    /// The Bonjour service type the transport advertises and browses.
     public static let serviceType = "lockstep-peer"
 
     private struct State {
@@ -30,10 +35,12 @@ public final class MultipeerTransport: NSObject, PeerTransport, @unchecked Senda
 
     private let state = Mutex(State())
 
+    /// A transport; it advertises and browses only from ``start(advertising:)``.
     override public init() {
         super.init()
     }
 
+    /// Advertises `advertisement` and browses for peers with the same tag. ``PeerSync`` calls it.
     public func start(advertising advertisement: PeerAdvertisement) async throws -> AsyncStream<any PeerLink> {
         let (links, continuation) = AsyncStream.makeStream(of: (any PeerLink).self)
         let me = MCPeerID(displayName: String(advertisement.peerID.prefix(63)))
@@ -53,6 +60,7 @@ public final class MultipeerTransport: NSObject, PeerTransport, @unchecked Senda
         return links
     }
 
+    /// Stops advertising and browsing, and disconnects every peer.
     public func stop() async {
         let stopped = state.withLock { state in
             defer { state = State() }
@@ -67,6 +75,7 @@ public final class MultipeerTransport: NSObject, PeerTransport, @unchecked Senda
 }
 
 extension MultipeerTransport: MCNearbyServiceBrowserDelegate {
+    /// Invites a peer that advertises the same tag, if this side is the one that dials.
     public func browser(_ browser: MCNearbyServiceBrowser, foundPeer peerID: MCPeerID, withDiscoveryInfo info: [String: String]?) {
         let session: MCSession? = state.withLock { state in
             guard let advertisement = state.advertisement, let session = state.session,
@@ -78,10 +87,13 @@ extension MultipeerTransport: MCNearbyServiceBrowserDelegate {
         if let session { browser.invitePeer(peerID, to: session, withContext: nil, timeout: 15) }
     }
 
+    /// Nothing to do: a lost peer's link ends through its session.
     public func browser(_ browser: MCNearbyServiceBrowser, lostPeer peerID: MCPeerID) {}
 }
 
 extension MultipeerTransport: MCNearbyServiceAdvertiserDelegate {
+    /// Accepts every invitation while started: ``PeerSync``'s handshake turns away peers
+    /// without the bucket's peer key.
     public func advertiser(
         _ advertiser: MCNearbyServiceAdvertiser, didReceiveInvitationFromPeer peerID: MCPeerID, withContext context: Data?,
         invitationHandler: @escaping (Bool, MCSession?) -> Void
@@ -93,6 +105,7 @@ extension MultipeerTransport: MCNearbyServiceAdvertiserDelegate {
 }
 
 extension MultipeerTransport: MCSessionDelegate {
+    /// Yields a link when a peer connects, and ends it when the peer disconnects.
     public func session(_ session: MCSession, peer peerID: MCPeerID, didChange change: MCSessionState) {
         switch change {
         case .connected:
@@ -114,16 +127,20 @@ extension MultipeerTransport: MCSessionDelegate {
         }
     }
 
+    /// Hands a message to the peer's link.
     public func session(_ session: MCSession, didReceive data: Data, fromPeer peerID: MCPeerID) {
         state.withLock { $0.links[peerID] }?.deliver(Array(data))
     }
 
+    /// Unused: messages go as data, never as streams.
     public func session(_ session: MCSession, didReceive stream: InputStream, withName streamName: String, fromPeer peerID: MCPeerID) {}
 
+    /// Unused: messages go as data, never as resources.
     public func session(
         _ session: MCSession, didStartReceivingResourceWithName resourceName: String, fromPeer peerID: MCPeerID, with progress: Progress
     ) {}
 
+    /// Unused: messages go as data, never as resources.
     public func session(
         _ session: MCSession, didFinishReceivingResourceWithName resourceName: String, fromPeer peerID: MCPeerID, at localURL: URL?,
         withError error: (any Error)?

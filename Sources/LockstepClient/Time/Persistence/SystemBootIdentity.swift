@@ -10,8 +10,11 @@ import Foundation
 ///   `KERN_BOOTTIME` timestamp. The UUID comes first because macOS moves the boot time when
 ///   someone sets the clock, which would make a manual clock change look like a reboot.
 public struct SystemBootIdentity: BootIdentitySource {
+    /// The operating system's source; it has no settings.
     public init() {}
 
+    /// This boot's identity. Throws when the system does not tell (a Linux without `/proc`):
+    /// the clock then keeps no calibration across launches.
     public func currentBootIdentity() throws -> String {
         #if canImport(Darwin)
         if let session = Self.bootSessionUUID() { return session }

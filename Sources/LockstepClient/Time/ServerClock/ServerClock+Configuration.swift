@@ -2,6 +2,10 @@ public import LockstepCore
 
 extension ServerClock {
     /// How often and how hard a ``ServerClock`` talks to the server.
+    ///
+    /// ```swift
+    /// let clock = ServerClock(transport: transport, configuration: .init(resyncInterval: .seconds(60)))
+    /// ```
     public struct Configuration: Sendable, Hashable {
         /// The most exchanges in one round (the burst at start, each periodic re-sync, each
         /// ``ServerClock/resync()``). Eight back-to-back exchanges cost one radio wake-up, like
@@ -21,6 +25,9 @@ extension ServerClock {
         /// How much history the estimate is built from.
         public var estimator: ClockEstimatorConfiguration
 
+        /// Settings with every default: 8 exchanges a round, stopping at a 50 µs bound, a
+        /// round every 5 minutes, 15 seconds after a failure. `exchangesPerRound` must be at
+        /// least 1.
         public init(
             exchangesPerRound: Int = 8,
             targetErrorBound: Duration = .microseconds(50),

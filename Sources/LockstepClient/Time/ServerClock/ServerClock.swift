@@ -19,6 +19,9 @@ import Synchronization
 /// Task { try await clock.run() }          // keeps it calibrated until cancelled
 /// if let time = clock.now() { print(time) } // 2025-06-01T07:00:00.123Z ± 21.0 ms
 /// ```
+///
+/// A ``LockstepClient`` runs one already, ``LockstepClient/clock``: make one of your own only
+/// to read a server's time without a store. See <doc:ReadingTheServerClock>.
 public final class ServerClock: Sendable {
     private let transport: any ClockExchangeTransport
     private let timeSource: any MonotonicTimeSource
@@ -33,11 +36,20 @@ public final class ServerClock: Sendable {
         var round: Task<Void, any Error>?
     }
 
+    /// A clock that reaches the server through `transport`, uncalibrated until its first
+    /// exchange (or calibrated at once from `store`, if it holds a calibration of this boot).
+    ///
+    /// Nothing is exchanged until ``run()`` or ``resync()``.
+    ///
     /// - Parameters:
     ///   - transport: How to reach the server's clock.
     ///   - timeSource: The local monotonic clock; tests inject a simulated one.
+    ///   - configuration: How often and how hard to talk to the server.
     ///   - store: Where to keep the calibration across launches; `nil` keeps it in memory.
-    ///   - bootIdentity: Tells boots apart, so a calibration never outlives its boot.
+    ///     A calibration that cannot be read is ignored (and logged), never thrown.
+    ///   - bootIdentity: Tells boots apart, so a calibration never outlives its boot. When it
+    ///     cannot tell, nothing is kept.
+    ///   - logger: Where failed exchanges and unreadable calibrations are logged.
     public init(
         transport: any ClockExchangeTransport,
         timeSource: any MonotonicTimeSource = ContinuousTimeSource(),
@@ -62,6 +74,14 @@ public final class ServerClock: Sendable {
     // MARK: Reading the server's time
 
     /// The server's time now, or `nil` if the clock was never calibrated in this boot.
+    ///
+    /// ```swift
+    /// if let now = clock.now() {
+    ///     print(now.date, now.errorBound)     // the true time lies within errorBound of date
+    /// }
+    /// ```
+    ///
+    /// Cheap: it reads the monotonic clock and applies the estimate, with no I/O.
     public func now() -> ServerTime? {
         serverTime(at: timeSource.now())
     }
@@ -86,6 +106,13 @@ public final class ServerClock: Sendable {
 
     /// Suspends until the server's clock shows `serverTime` by the best estimate. A long sleep
     /// follows the estimate as re-syncs refine it, waking again if it woke too early.
+    ///
+    /// ```swift
+    /// try await clock.sleep(untilServerTime: showing.start * 1_000_000)   // ms to ns
+    /// ```
+    ///
+    /// - Throws: ``ServerClockError/uncalibrated`` before the first exchange, and
+    ///   `CancellationError` when the task is cancelled.
     public func sleep(untilServerTime serverTime: Int64) async throws {
         while true {
             guard let local = localInstant(atServerTime: serverTime) else { throw ServerClockError.uncalibrated }
@@ -100,7 +127,8 @@ public final class ServerClock: Sendable {
     }
 
     /// The exchanges the estimate is built from, oldest first: the most recent
-    /// ``ClockEstimatorConfiguration/sampleWindow`` of them, for diagnostics (`lockstep time`).
+    /// `ClockEstimatorConfiguration.sampleWindow` of them (`LockstepCore`), for diagnostics
+    /// (`lockstep time`).
     public var samples: [ClockSample] {
         state.withLock { $0.estimator.history.samples }
     }
@@ -127,6 +155,14 @@ public final class ServerClock: Sendable {
 
     /// Keeps the clock calibrated until cancelled: a round now, then one every
     /// ``Configuration/resyncInterval``, retrying sooner after a failure.
+    ///
+    /// ```swift
+    /// let calibrating = Task { try await clock.run() }
+    /// // …
+    /// calibrating.cancel()
+    /// ```
+    ///
+    /// Failed rounds are logged, not thrown: it throws only `CancellationError`, when cancelled.
     public func run() async throws {
         var next = timeSource.now()
         while true {

@@ -13,8 +13,10 @@ import Musl
 /// `ContinuousClock.Instant` hides its raw value, and the raw value is what survives an app
 /// restart, so this reads the OS clock directly and sleeps on `ContinuousClock`.
 public struct ContinuousTimeSource: MonotonicTimeSource {
+    /// The system's clock; it has no settings.
     public init() {}
 
+    /// Nanoseconds since boot, sleep included.
     public func now() -> Int64 {
         #if canImport(Darwin)
         return Int64(clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW))
@@ -25,6 +27,8 @@ public struct ContinuousTimeSource: MonotonicTimeSource {
         #endif
     }
 
+    /// Sleeps on `ContinuousClock` until `now()` reaches `deadline`; throws
+    /// `CancellationError` when cancelled.
     public func sleep(until deadline: Int64) async throws {
         try await ContinuousClock().sleep(for: .nanoseconds(max(deadline - now(), 0)))
     }

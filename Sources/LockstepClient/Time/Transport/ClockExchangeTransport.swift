@@ -13,6 +13,9 @@ public import LockstepCore
 /// ``HTTPDateClockExchangeTransport`` (any HTTP server's `Date` header) and
 /// ``SocketClockExchangeTransport`` (`t:<t1>` over the client's streaming socket).
 public protocol ClockExchangeTransport: Sendable {
+    /// Sends `t1` (the client's send time, which the server echoes) and returns the server's
+    /// receive and send stamps. Throws what went wrong on the way; the clock logs it and tries
+    /// again later.
     func exchange(t1: Int64) async throws -> ServerStamps
 
     /// One whole exchange, its local send and receive times read from `timeSource`: the send
@@ -28,6 +31,7 @@ public protocol ClockExchangeTransport: Sendable {
 }
 
 extension ClockExchangeTransport {
+    /// `true`: a transport over a connection it does not keep open may have to open one.
     public var mayOpenConnection: Bool { true }
 
     /// Stamps around ``exchange(t1:)``.
@@ -49,6 +53,8 @@ public struct ServerStamps: Sendable, Hashable {
     /// nanosecond stamps; one second for an HTTP `Date` header.
     public var resolution: Duration
 
+    /// The stamps of one exchange, with the resolution of the server's clock (zero for exact
+    /// nanosecond stamps).
     public init(received: Int64, sent: Int64, resolution: Duration = .zero) {
         self.received = received
         self.sent = sent

@@ -13,12 +13,23 @@ public struct HTTPClockExchangeTransport: ClockExchangeTransport {
     private let httpClient: HTTPClient
     private let timeout: Duration
 
+    /// Exchanges with `serverURL`'s `time` endpoint through `httpClient`, giving up on an
+    /// exchange after `timeout`.
+    ///
+    /// ```swift
+    /// let clock = ServerClock(transport: HTTPClockExchangeTransport(serverURL: URL(string: "https://sync.example.com/")!))
+    /// ```
     public init(serverURL: URL, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(10)) {
         self.serverURL = serverURL
         self.httpClient = httpClient
         self.timeout = timeout
     }
 
+    /// One `GET /time?t1=…`.
+    ///
+    /// - Throws: ``ClockExchangeError/unexpectedStatus(_:)`` for a status other than 200,
+    ///   ``ClockExchangeError/malformedReply(_:)`` for a reply that is not the clock's (or
+    ///   echoes another `t1`), and what `HTTPClient` threw for the network.
     public func exchange(t1: Int64) async throws -> ServerStamps {
         let url = serverURL.appending(path: "time")
             .appending(queryItems: [URLQueryItem(name: "t1", value: String(t1))])

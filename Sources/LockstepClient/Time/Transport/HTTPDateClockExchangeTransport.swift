@@ -14,12 +14,18 @@ public struct HTTPDateClockExchangeTransport: ClockExchangeTransport {
     private let httpClient: HTTPClient
     private let timeout: Duration
 
+    /// Exchanges by `HEAD` requests to `url` through `httpClient`, giving up on one after
+    /// `timeout`.
     public init(url: URL, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(10)) {
         self.url = url
         self.httpClient = httpClient
         self.timeout = timeout
     }
 
+    /// One `HEAD` request; its `Date` header, to the second, is both stamps.
+    ///
+    /// - Throws: ``ClockExchangeError/missingDate`` when the answer has no `Date` header that
+    ///   parses, and what `HTTPClient` threw for the network.
     public func exchange(t1: Int64) async throws -> ServerStamps {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .HEAD

@@ -10,7 +10,7 @@ import Synchronization
 /// before the frame is written (straight to the socket, not behind the session's queue of
 /// outgoing changes), `t4` as the answer comes off the socket, before the client looks at
 /// anything else. The socket's reader takes every frame off the socket as it arrives and
-/// queues the others for the session (``InboundFrames``), so an answer is stamped at once even
+/// queues the others for the session, so an answer is stamped at once even
 /// while the session is writing earlier frames to the store. Only when that queue is full does
 /// the reader wait: then the wait counts as delay, which widens the bar and makes the sample
 /// count for less, but cannot move the truth outside the bar.
@@ -41,6 +41,8 @@ public final class SocketClockExchangeTransport: ClockExchangeTransport {
         let answer: AsyncThrowingStream<ClockSample, any Error>.Continuation
     }
 
+    /// A transport that uses `fallback` until a socket attaches, and gives up on an answer
+    /// over the socket after `timeout`.
     public init(fallback: any ClockExchangeTransport, timeout: Duration = .seconds(10)) {
         self.fallback = fallback
         self.timeout = timeout
@@ -56,11 +58,18 @@ public final class SocketClockExchangeTransport: ClockExchangeTransport {
         !isSocketAttached && fallback.mayOpenConnection
     }
 
+    /// An exchange through ``fallback``: the socket's exchanges go through
+    /// ``sample(stampingWith:)``, which stamps them at the socket.
     public func exchange(t1: Int64) async throws -> ServerStamps {
         // Only reached through a caller that stamps for itself: the fallback can do that.
         try await fallback.exchange(t1: t1)
     }
 
+    /// One exchange over the socket if one is attached, stamped as close to the wire as the
+    /// client can; otherwise through ``fallback``.
+    ///
+    /// Throws when the socket closes before the answer, when no answer comes within
+    /// ``timeout``, and what the fallback threw.
     public func sample(stampingWith timeSource: any MonotonicTimeSource) async throws -> ClockSample {
         guard let socket = state.withLock({ $0.socket }) else {
             return try await fallback.sample(stampingWith: timeSource)
