@@ -18,6 +18,8 @@ final class SocketConnection: Sendable {
     /// The client's changes waiting for their group commit.
     let pipeline: ChangePipeline
     let logger: Logger
+    /// `nil` when ``Limits/heartbeatTimeoutSeconds`` is 0: nobody is taken for gone.
+    let heartbeat: SocketHeartbeat?
     private let closer: Closer
     /// Pushes key releases once the client asked with `release:`.
     private let releaseFeed = Mutex<Task<Void, Never>?>(nil)
@@ -36,6 +38,8 @@ final class SocketConnection: Sendable {
         self.pipeline = ChangePipeline(limit: services.limits.maximumChangesInFlight)
         self.logger = logger
         self.closer = closer
+        let timeout = services.limits.heartbeatTimeoutSeconds
+        self.heartbeat = timeout > 0 ? SocketHeartbeat(timeout: .nanoseconds(Int64(timeout * 1e9))) : nil
         self.outbox = SocketOutbox(limit: limit) { [logger] queued in
             guard closer.close(because: .slowReader) else { return }
             logger.warning("closing a slow reader: \(queued) bytes would wait to be sent, over the limit of \(limit)")
@@ -122,9 +126,7 @@ final class SocketConnection: Sendable {
     /// heartbeat timeout (``SocketHeartbeat``), or when it has not taken a single message for
     /// that long: pings cannot catch the latter, since they queue behind the stalled write.
     private func watchThePeer() async {
-        let timeout = services.limits.heartbeatTimeoutSeconds
-        guard timeout > 0 else { return }
-        let heartbeat = SocketHeartbeat(timeout: .nanoseconds(Int64(timeout * 1e9)))
+        guard let heartbeat else { return }
         do { try await heartbeat.listen(to: closer.channel) } catch { return }
         while !Task.isCancelled {
             do { try await Task.sleep(for: heartbeat.timeout / 4) } catch { return }

@@ -47,6 +47,7 @@ struct SocketDispatcher {
                 let delay = SocketMessage.isChange(received.message) ? changePace.delay() : pace.delay()
                 if delay > .zero { try await Task.sleep(for: delay) }
                 await handle(received.message, receivedAt: received.receivedAt)
+                connection.heartbeat?.attended()
             }
         }
     }

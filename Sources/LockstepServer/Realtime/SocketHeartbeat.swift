@@ -3,12 +3,15 @@ import NIOCore
 import NIOWebSocket
 import Synchronization
 
-/// Whether a streaming peer is alive, judged by when its bytes last arrived.
+/// Whether a streaming peer is alive, judged by when its bytes last arrived, or when the server
+/// last finished one of its messages, whichever is later.
 ///
-/// The time is taken by a handler at the head of the socket's channel pipeline, on its event
-/// loop, as the kernel hands bytes over: not when the server's tasks get round to a frame. A
-/// pong behind pipelined changes, or a server whose cooperative pool is busy for a few seconds,
-/// therefore never makes a live peer look dead. Any bytes count, a pong or a change alike.
+/// Arrivals are noted by a handler at the head of the socket's channel pipeline, on its event
+/// loop, as the kernel hands bytes over: not when the server's tasks get round to a frame. Any
+/// bytes count, a pong or a change alike. A peer that waits for the answers to what it sent
+/// is not silent either: its silence counts from the server's last answer. So a pong behind
+/// pipelined changes, or a server whose cooperative pool is busy for a few seconds, never
+/// makes a live peer look dead.
 ///
 /// The server pings a peer that went quiet (``pingAfter``) so that a live one always has
 /// something to answer, and closes the connection when nothing at all came for the heartbeat
@@ -54,7 +57,12 @@ final class SocketHeartbeat: Sendable {
         case silent(Duration)
     }
 
-    fileprivate func arrived() {
+    /// The server finished one of the peer's messages.
+    func attended() {
+        heardFrom()
+    }
+
+    fileprivate func heardFrom() {
         lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .releasing)
     }
 
@@ -67,7 +75,7 @@ final class SocketHeartbeat: Sendable {
         init(heartbeat: SocketHeartbeat) { self.heartbeat = heartbeat }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            heartbeat.arrived()
+            heartbeat.heardFrom()
             context.fireChannelRead(data)
         }
     }

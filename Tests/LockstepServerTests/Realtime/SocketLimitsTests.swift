@@ -148,13 +148,12 @@ struct SocketLimitsTests {
         #expect(ContinuousClock.now - started >= .seconds(0.8))
     }
 
-    /// A pong must not wait behind the messages a client pipelined: the server sees its peer's
-    /// bytes as they arrive, ahead of its handling. Here the change pace holds 92 queued changes
-    /// back for 23 seconds, longer than the heartbeat timeout (16 s), while the server pings
-    /// the quiet client. The timeout is long because at the start of the full suite CPU-bound
-    /// tests hold the two threads of Swift's cooperative pool for seconds at a time (3-8 s,
-    /// measured), and this test's client answers pings from that pool: a pong has at least
-    /// half the timeout to arrive.
+    /// A client whose pipelined changes wait for the server is not taken for dead: it is quiet
+    /// because it waits for answers, and its pongs are seen as they arrive, ahead of the
+    /// handling (``SocketHeartbeat``). Here the change pace holds 92 queued changes back for 23
+    /// seconds, longer than the heartbeat timeout (16 s). The timeout is long because at the
+    /// start of the full suite CPU-bound tests hold the two threads of Swift's cooperative pool
+    /// for seconds at a time (3-8 s, measured), and this test's client answers pings from that pool.
     @Test(.timeLimit(.minutes(2))) func aClientWhoseChangesWaitIsNotTakenForDead() async throws {
         var limits = TestServer.testLimits
         limits.changesPerSecond = 4
