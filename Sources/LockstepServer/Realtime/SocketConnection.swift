@@ -128,8 +128,12 @@ final class SocketConnection: Sendable {
     private func watchThePeer() async {
         guard let heartbeat else { return }
         do { try await heartbeat.listen(to: closer.channel) } catch { return }
+        let tick = heartbeat.timeout / 4
         while !Task.isCancelled {
-            do { try await Task.sleep(for: heartbeat.timeout / 4) } catch { return }
+            let due = ContinuousClock.now + tick
+            do { try await Task.sleep(until: due) } catch { return }
+            let late = ContinuousClock.now - due
+            if late > tick / 2 { heartbeat.forgive(late) }
             if let stalled = outbox.stalledFor(), stalled > heartbeat.timeout {
                 outbox.close()
                 if closer.close(because: .slowReader) {

@@ -19,4 +19,21 @@ struct SocketHeartbeatTests {
         }
         #expect(silence > .seconds(8))
     }
+
+    @Test func timeTheServerCouldNotRunIsForgivenButNotMore() {
+        let start = NIODeadline.now()
+        let heartbeat = SocketHeartbeat(timeout: .seconds(8), heardAt: start)
+        heartbeat.forgive(.seconds(3), now: start + .seconds(6))
+        #expect(heartbeat.check(now: start + .seconds(10)) == .ping, "7 s of silence, not 10")
+        guard case .silent = heartbeat.check(now: start + .seconds(11) + .milliseconds(500)) else {
+            Issue.record("only the stall is forgiven, not the silence after it")
+            return
+        }
+        let stalled = SocketHeartbeat(timeout: .seconds(8), heardAt: start)
+        stalled.forgive(.seconds(60), now: start + .seconds(6))
+        guard case .silent = stalled.check(now: start + .seconds(14) + .milliseconds(500)) else {
+            Issue.record("a stall longer than the silence forgave time to come")
+            return
+        }
+    }
 }
