@@ -17,6 +17,8 @@ struct BenchTarget: Sendable {
     let socketURL: String
     /// A user's access token.
     let token: String
+    /// The app's admin token, for setting the benchmark up over HTTP (users, spaces).
+    let adminToken: String
     /// For the report: where the server runs and stores.
     let description: String
     /// Makes a bucket shared by every user of the app.
@@ -34,6 +36,7 @@ struct BenchTarget: Sendable {
         logger.logLevel = .warning
         var limits = limits
         limits.maximumConnectionsPerAddress = 0
+        limits.maximumSpacesPerUser = 0
         let services = LockstepServices(store: try SQLiteStore(path: path), limits: limits, clock: ServerClockSource(), logger: logger)
         let app = try await services.accounts.createApp(name: "bench")
         let grant = try await services.accounts.issueToken(appID: app.appID, username: "bench")
@@ -50,7 +53,7 @@ struct BenchTarget: Sendable {
         }
         return BenchTarget(
             baseURL: "http://127.0.0.1:\(port)", app: app.appID,
-            socketURL: "ws://127.0.0.1:\(port)/sock/1/\(app.appID)/websocket", token: grant.accessToken,
+            socketURL: "ws://127.0.0.1:\(port)/sock/1/\(app.appID)/websocket", token: grant.accessToken, adminToken: app.adminToken,
             description: "a server in this process on 127.0.0.1:\(port), SQLite at \(path)",
             shareBucket: { bucket in
                 try await services.setOptions(appID: app.appID, bucket: bucket, options: ["shared": true])
@@ -69,11 +72,18 @@ struct BenchTarget: Sendable {
         guard let token = grant["access_token"]?.stringValue else { throw CommandError("the server issued no token: \(grant)") }
         return BenchTarget(
             baseURL: base, app: app,
-            socketURL: try Tail.socketURL(base: base, app: app), token: token, description: "the server at \(base)",
+            socketURL: try Tail.socketURL(base: base, app: app), token: token, adminToken: adminToken, description: "the server at \(base)",
             shareBucket: { bucket in
                 _ = try await post("\(base)/1/\(app)/__options__/i/\(bucket)", adminToken: adminToken, body: ["shared": true])
             },
             stop: {})
+    }
+
+    /// A request to the app's HTTP API (`path` after `/1/<app>/`) with the admin token; throws
+    /// unless the answer is 2xx.
+    @discardableResult
+    func admin(_ path: String, body: JSONValue) async throws -> JSONValue {
+        try await Self.post("\(baseURL)/1/\(app)/\(path)", adminToken: adminToken, body: body)
     }
 
     private static func post(_ url: String, adminToken: String, body: JSONValue) async throws -> JSONValue {
@@ -84,7 +94,7 @@ struct BenchTarget: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(body.jsonBytes)
         let (data, response) = try await URLSession.shared.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+        guard let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) else {
             throw CommandError("POST \(url) failed: \(String(decoding: data, as: UTF8.self))")
         }
         return try JSONValue(parsing: Array(data))

@@ -10,6 +10,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
             connects the subscribers to one shared bucket and a writer that sends changes at a steady \
             rate, and reports the latency from each write to each delivery. A baseline round, the same \
             writes with one subscriber, runs first: compare the two on a busy machine, not the raw figures.
+
+            With --spaces N, the same writes go instead to N groups of --members subscribers, one \
+            group after another, twice: on N app-wide shared buckets, then on N spaces whose members \
+            the subscribers are; the ratio says what a space's rights cost per delivery.
             """)
 
     @Option(help: "Subscribers on the shared bucket.")
@@ -24,6 +28,12 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(name: .customLong("baseline-subscribers"), help: "Subscribers of the baseline round.")
     var baselineSubscribers = 1
 
+    @Option(help: "Groups of the spaces comparison (0: the plain fan-out rounds).")
+    var spaces = 0
+
+    @Option(help: "Subscribers of each group, with --spaces: each a user of its own, and a member of every space.")
+    var members = 5
+
     @Option(help: "A running server's URL, instead of one in this process (needs --app and --admin-token).")
     var url: String?
 
@@ -34,8 +44,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
     var adminToken: String?
 
     func validate() throws {
-        guard subscribers > 0, baselineSubscribers > 0, writesPerSecond > 0, seconds > 0 else {
-            throw ValidationError("subscribers, writes per second and seconds must be positive")
+        guard subscribers > 0, baselineSubscribers > 0, writesPerSecond > 0, seconds > 0, spaces >= 0, members > 0 else {
+            throw ValidationError("subscribers, members, writes per second and seconds must be positive")
         }
         if url != nil && (app == nil || adminToken == nil) { throw ValidationError("--url needs --app and --admin-token") }
     }
@@ -48,6 +58,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
             target = try await BenchTarget.inProcess()
         }
         let writes = max(1, Int((writesPerSecond * seconds).rounded()))
+        if spaces > 0 {
+            try await compareSpaces(target: target, writes: writes)
+            return await target.stop()
+        }
         say("Fan-out: \(writes) writes at \(writesPerSecond)/s to one shared bucket; \(target.description)")
         say("The clients run in this process too, on \(ProcessInfo.processInfo.activeProcessorCount) cores.")
         say(Self.row("round", "subscribers", "deliveries", "p50 ms", "p99 ms", "max ms", "deliveries/s"))
@@ -69,6 +83,34 @@ struct FanoutBenchmark: AsyncParsableCommand {
             fanout.percentile(0.5) / max(baseline.percentile(0.5), .nanoseconds(1)),
             fanout.percentile(0.99) / max(baseline.percentile(0.99), .nanoseconds(1))))
         await target.stop()
+    }
+
+    /// The same grouped load on shared buckets, then on spaces.
+    private func compareSpaces(target: BenchTarget, writes: Int) async throws {
+        var tokens: [String] = []
+        for member in 0..<members {
+            let grant = try await target.admin("token", body: ["username": .string(GroupFanoutRound.memberEmail(member))])
+            guard let token = grant["access_token"]?.stringValue else { throw CommandError("the server issued no token: \(grant)") }
+            tokens.append(token)
+        }
+        say("Fan-out to groups: \(writes) writes at \(writesPerSecond)/s, one group after another, to \(spaces) groups of \(members); \(target.description)")
+        say("The clients run in this process too, on \(ProcessInfo.processInfo.activeProcessorCount) cores.")
+        say(Self.row("round", "subscribers", "deliveries", "p50 ms", "p99 ms", "max ms", "deliveries/s"))
+        var results: [FanoutRound.Result] = []
+        for kind in [GroupFanoutRound.Kind.sharedBuckets, .spaces] {
+            let round = GroupFanoutRound(
+                target: target, kind: kind, groups: spaces, memberTokens: tokens, writesPerSecond: writesPerSecond, writes: writes)
+            let result = try await round.run()
+            results.append(result)
+            say(Self.row(
+                kind.rawValue, "\(result.subscribers)", "\(result.deliveries)/\(writes * members)", Self.milliseconds(result.percentile(0.5)),
+                Self.milliseconds(result.percentile(0.99)), Self.milliseconds(result.latencies.last ?? .zero),
+                String(format: "%.0f", result.deliveriesPerSecond)))
+        }
+        say(String(
+            format: "spaces / shared buckets: p50 ×%.2f, p99 ×%.2f",
+            results[1].percentile(0.5) / max(results[0].percentile(0.5), .nanoseconds(1)),
+            results[1].percentile(0.99) / max(results[0].percentile(0.99), .nanoseconds(1))))
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

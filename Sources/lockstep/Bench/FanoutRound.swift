@@ -105,7 +105,7 @@ struct FanoutRound: Sendable {
 
     /// The first ccid of each change in a `c:` message (the server may send several changes in
     /// one), found without parsing the JSON.
-    private static func changeIDs(in message: String) -> [String] {
+    static func changeIDs(in message: String) -> [String] {
         var ccids: [String] = []
         var rest = message[...]
         while let start = rest.range(of: #""ccids":[""#)?.upperBound, let end = rest[start...].firstIndex(of: "\"") {
@@ -147,8 +147,9 @@ final class Deliveries: Sendable {
     var lastDelivery: ContinuousClock.Instant? { state.withLock { $0.last } }
 }
 
-/// A benchmark client's WebSocket: opened and authorized on channel 0, handing each text
-/// message it receives to `onMessage` on its reading task.
+/// A benchmark client's WebSocket: opened and authorized on its channels (channel 0, or one
+/// per `N:init:` message given), handing each other text message it receives to `onMessage`
+/// on its reading task.
 final class BenchSocket: Sendable {
     private let writer: WebSocketOutboundWriter
     private let running: Task<Void, any Error>
@@ -165,6 +166,13 @@ final class BenchSocket: Sendable {
         url: String, initialization: String, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         onMessage: @escaping @Sendable (String) -> Void
     ) async throws -> BenchSocket {
+        try await open(url: url, initializations: [initialization], eventLoopGroup: eventLoopGroup, onMessage: onMessage)
+    }
+
+    static func open(
+        url: String, initializations: [String], eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        onMessage: @escaping @Sendable (String) -> Void
+    ) async throws -> BenchSocket {
         var logger = Logger(label: "lockstep-bench-client")
         logger.logLevel = .critical
         let (authorized, authorize) = AsyncStream.makeStream(of: WebSocketOutboundWriter.self)
@@ -174,13 +182,17 @@ final class BenchSocket: Sendable {
                 url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 24), eventLoopGroup: eventLoopGroup, logger: logger
             ) {
                 inbound, outbound, _ in
-                try await outbound.write(.text(initialization))
+                for initialization in initializations { try await outbound.write(.text(initialization)) }
+                var unauthorized = initializations.count
                 for try await message in inbound.messages(maxSize: 1 << 26) {
                     guard case .text(let text) = message else { continue }
-                    if text.hasPrefix("0:auth:") {
-                        guard !text.hasPrefix("0:auth:{") else { throw CommandError("the server refused the bench client: \(text)") }
-                        authorize.yield(outbound)
-                        authorize.finish()
+                    if unauthorized > 0, let auth = text.firstRange(of: ":auth:"), text[..<auth.lowerBound].allSatisfy(\.isNumber) {
+                        guard text[auth.upperBound...].first != "{" else { throw CommandError("the server refused the bench client: \(text)") }
+                        unauthorized -= 1
+                        if unauthorized == 0 {
+                            authorize.yield(outbound)
+                            authorize.finish()
+                        }
                     } else {
                         onMessage(text)
                     }
