@@ -26,8 +26,9 @@ struct BenchTarget: Sendable {
     let stop: @Sendable () async -> Void
 
     /// Starts a server in this process over a fresh SQLite file, with `limits` (the defaults
-    /// unless given) but for the per-address connection cap: every benchmark client connects
-    /// from 127.0.0.1.
+    /// unless given) but for the per-address connection cap and request rate (every benchmark
+    /// client connects from 127.0.0.1, and the admin token sets thousands of spaces up) and the
+    /// spaces a user may be a member of.
     static func inProcess(limits: Limits = Limits()) async throws -> BenchTarget {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -37,6 +38,7 @@ struct BenchTarget: Sendable {
         var limits = limits
         limits.maximumConnectionsPerAddress = 0
         limits.maximumSpacesPerUser = 0
+        limits.httpRequestsPerSecond = 0
         let services = LockstepServices(store: try SQLiteStore(path: path), limits: limits, clock: ServerClockSource(), logger: logger)
         let app = try await services.accounts.createApp(name: "bench")
         let grant = try await services.accounts.issueToken(appID: app.appID, username: "bench")
