@@ -249,9 +249,15 @@ public final class ConnectionRegistry: Sendable {
         end(because: .tokenExpired) { held in held.expiries.values.contains { $0 <= now } }
     }
 
-    private func end(because reason: SocketCloseReason, where matches: (HeldTokens) -> Bool) -> Int {
+    /// Ends connection `id` if it holds a token that expired at or before `now`.
+    func closeConnection(_ id: SocketConnectionID, ifHoldingATokenExpiredAt now: Int64) {
+        end(because: .tokenExpired, only: id) { held in held.expiries.values.contains { $0 <= now } }
+    }
+
+    @discardableResult
+    private func end(because reason: SocketCloseReason, only: SocketConnectionID? = nil, where matches: (HeldTokens) -> Bool) -> Int {
         let terminators = state.withLock { state in
-            state.tokens.compactMap { id, held in matches(held) ? state.terminators[id] : nil }
+            state.tokens.compactMap { id, held in (only ?? id) == id && matches(held) ? state.terminators[id] : nil }
         }
         for terminate in terminators { terminate(reason) }
         return terminators.count

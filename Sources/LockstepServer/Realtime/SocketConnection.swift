@@ -26,6 +26,9 @@ final class SocketConnection: Sendable {
     /// Whether a channel was opened with a valid token: until then the connection is on the
     /// clock of ``Limits/socketInitTimeoutSeconds``.
     private let authorized = Atomic<Bool>(false)
+    /// Timers that end the connection when a token it holds expires, by expiry, cancelled when
+    /// it ends.
+    private let expiryTimers = Mutex<[Int64: Scheduled<Void>]>([:])
 
     init(info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel, logger: Logger) {
         var logger = logger
@@ -76,6 +79,7 @@ final class SocketConnection: Sendable {
             }
             dispatcher.closeChannels()
             releaseFeed.withLock { $0?.cancel() }
+            for timer in expiryTimers.withLock({ $0.values }) { timer.cancel() }
             outbox.close()
             group.cancelAll()
         }
@@ -90,7 +94,27 @@ final class SocketConnection: Sendable {
     /// identity's token holds (``TokenWatch``).
     func channelAuthorized(_ identity: AccountService.Identity) {
         authorized.store(true, ordering: .releasing)
-        if let token = identity.token { services.connections.confirmToken(token, on: info.id) }
+        guard let token = identity.token else { return }
+        services.connections.confirmToken(token, on: info.id)
+        if let expiresAt = token.expiresAt { closeWhenExpired(at: expiresAt) }
+    }
+
+    /// Ends the connection at `expiresAt` (server time) if it still holds a token expired by
+    /// then. The timer runs on the socket's event loop, so a busy cooperative pool does not
+    /// make it late; ``TokenWatch``'s poll stays the backstop.
+    private func closeWhenExpired(at expiresAt: Int64) {
+        let clock = services.clock
+        let connections = services.connections
+        let id = info.id
+        let eventLoop = closer.channel.eventLoop
+        expiryTimers.withLock { timers in
+            guard timers[expiresAt] == nil else { return }
+            // A millisecond past, so that the server clock reads the token as expired when it fires.
+            let delay = TimeAmount.nanoseconds(max(0, expiresAt - clock.now()) + 1_000_000)
+            timers[expiresAt] = eventLoop.scheduleTask(in: delay) {
+                connections.closeConnection(id, ifHoldingATokenExpiredAt: clock.now())
+            }
+        }
     }
 
     /// Closes the connection if no channel was opened with a valid token in time.
