@@ -17,6 +17,7 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
     let accountRequests: RateLimiter
     let trustedProxies: TrustedProxies
     let accounts: AccountService
+    let untrustedProxies = UntrustedProxyNotice()
 
     init(limits: Limits, trustedProxies: TrustedProxies, accounts: AccountService) {
         requests = RateLimiter(ratePerSecond: limits.httpRequestsPerSecond)
@@ -29,8 +30,12 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
         let path = request.uri.path.split(separator: "/", omittingEmptySubsequences: true)
         if request.method == .get && path.first == "releases" { return try await next(request, context) }
 
-        let client = trustedProxies.client(
-            peer: context.remoteAddress.flatMap(IPAddress.init), forwardedFor: request.headers[values: .xForwardedFor])
+        let peer = context.remoteAddress.flatMap(IPAddress.init)
+        let forwardedFor = request.headers[values: .xForwardedFor]
+        if let peer, !forwardedFor.isEmpty, !trustedProxies.contains(peer) {
+            untrustedProxies.saw(forwardedRequestFrom: peer, logger: context.logger)
+        }
+        let client = trustedProxies.client(peer: peer, forwardedFor: forwardedFor)
         let address = "address:" + (client?.limitKey ?? "unknown")
         let tokenHash = request.headers[.simperiumToken].map(Secrets.hash)
         var allowed: Bool
