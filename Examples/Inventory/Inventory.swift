@@ -4,6 +4,10 @@ import LockstepClient
 
 /// `inventory`: a moving team's offline inventory on Lockstep, using only the public client API.
 ///
+/// Each job is a space (`job-<number>`) shared by its team alone: its owner invites the movers
+/// as writers (and the customer as a reader) and takes a mover off the job, whose phone then
+/// drops the job and stops receiving it.
+///
 /// Every mover's phone keeps the job's items in its own store and works with no network at
 /// all. Phones near each other sync directly (`inventory peer`), and everything reaches the
 /// server when any phone that holds it gets online (`inventory sync`): no duplicates, deleted
@@ -12,7 +16,7 @@ import LockstepClient
 struct Inventory: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inventory", abstract: "An offline inventory for a moving team, synced phone to phone and with the server.",
-        subcommands: [Add.self, Change.self, Delete.self, List.self, Photo.self, Sync.self, Peer.self])
+        subcommands: [Job.self, Jobs.self, Add.self, Change.self, Delete.self, List.self, Photo.self, Sync.self, Peer.self])
 }
 
 struct Add: AsyncParsableCommand {

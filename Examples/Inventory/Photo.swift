@@ -27,7 +27,7 @@ struct AddPhoto: AsyncParsableCommand {
         let (client, items) = try job.open()
         do {
             guard try items.get(key) != nil else { throw ValidationError("there is no item \(key) on this phone") }
-            let attachment = try await client.bucket(job.job).attach(
+            let attachment = try await items.raw.attach(
                 contentsOf: url, type: Self.mediaType(of: url), to: key, member: Item.member(picture: name))
             print("\(name)\t\(attachment.size) bytes\tuploaded on the next sync")
         } catch {
@@ -57,8 +57,8 @@ struct SavePhoto: AsyncParsableCommand {
     @Option(help: "The file to write.") var output: String
 
     func run() async throws {
-        let (client, _) = try job.open()
-        let bucket = try client.bucket(job.job)
+        let (client, items) = try job.open()
+        let bucket = items.raw
         guard let attachment = try bucket.attachment(Item.member(picture: name), of: key) else {
             await client.close()
             throw ValidationError("item \(key) has no photo \(name) on this phone: sync first")

@@ -1,74 +1,98 @@
 import Foundation
-import Synchronization
 import LockstepClient
 
-/// One player at the table: keeps its `Player` object alive, finds opponents, plays its moves.
+/// One player at the table: keeps its `Player` object in the lobby, finds opponents there, and
+/// plays each match in a space of the match's two players.
 ///
-/// Matchmaking follows the rules of Simperium's tic-tac-toe tutorial, with everything shared
-/// through two presence buckets, so a player who quits or crashes takes their objects along:
+/// Matchmaking follows the rules of Simperium's tic-tac-toe tutorial, in two presence buckets
+/// shared by the whole app (the lobby), so a player who quits or crashes takes their objects
+/// along:
 ///
-/// - an eligible opponent is a player who is in no unfinished match and is not yourself; to keep
+/// - an eligible opponent is a player who is in no open challenge and is not yourself; to keep
 ///   two players from challenging each other at the same moment, a player only challenges
 ///   players whose key sorts after its own;
-/// - a busy player deletes a match it did not want (it was challenged twice, or challenged
+/// - a busy player deletes a challenge it did not want (it was challenged twice, or challenged
 ///   while challenging someone else);
-/// - a player whose match is deleted, or whose opponent's `Player` vanished, looks again.
+/// - the challenged player takes a challenge by making a space `match-…`, inviting the
+///   challenger by email as a writer, writing the empty board in the space's `game` bucket,
+///   and naming the space on the challenge; from then on the game is played in the space,
+///   which nobody else can read;
+/// - a player whose challenge is deleted, or whose opponent's `Player` vanished, gives the
+///   match up and looks again.
 ///
 /// The table reads the local store on every tick, which the client keeps in step with the
 /// server; every write goes through the client's outbox.
 struct Table {
+    let client: LockstepClient
     let players: TypedBucket<Player>
-    let matches: TypedBucket<Match>
+    let challenges: TypedBucket<Challenge>
     let name: String
+    let email: String
     let moves: any MoveSource
     let report: @Sendable (String) -> Void
-    /// Every version of a match this player heard of: a match can end and be deleted between
-    /// two looks at the table, and the player must still learn how it ended.
-    let history: MatchHistory
+
+    /// The match this player is in: its challenge, and its space once taken.
+    private struct Seat {
+        var challenge: String
+        var x: String
+        var o: String
+        var space: String?
+        let since = ContinuousClock.now
+        var opponentSeen = false
+        /// Since when the match has looked given up (its challenge or the opponent gone).
+        var offSince: ContinuousClock.Instant?
+
+        func side(of player: String) -> String? { player == x ? "x" : player == o ? "o" : nil }
+        func opponent(of player: String) -> String { player == x ? o : x }
+        var label: String { space ?? challenge }
+    }
 
     private(set) var me: String?
-    private var current: String?
-    private var currentSince = ContinuousClock.now
-    private var opponentSeen = false
+    private var seat: Seat?
+    /// Challenges this player finished: the challenger deletes its own, a moment later.
     private var finished: Set<String> = []
-    /// Matches this player said it is playing (both players agreed to them).
+    /// Matches this player said it is playing.
     private var announced: Set<String> = []
+    /// The `game` bucket of each match space this player opened.
+    private var games: [String: TypedBucket<Match>] = [:]
     private var challengeAfter = ContinuousClock.now
     private(set) var gamesPlayed = 0
-    /// How long a match waits for its opponent's player object to show up at all.
+    /// How long a challenge waits for its opponent's player object to show up at all.
     static let opponentPatience = Duration.seconds(5)
+    /// How long a match that looks given up waits for a final board still on its way: the
+    /// lobby and the match's space are different buckets, so a challenger that finished and
+    /// quit may vanish from the lobby a moment before its last move arrives.
+    static let lastMoveGrace = Duration.seconds(2)
 
-    init(players: TypedBucket<Player>, matches: TypedBucket<Match>, name: String, moves: any MoveSource, report: @escaping @Sendable (String) -> Void) {
+    init(
+        client: LockstepClient, players: TypedBucket<Player>, challenges: TypedBucket<Challenge>, name: String, email: String,
+        moves: any MoveSource, report: @escaping @Sendable (String) -> Void
+    ) {
+        self.client = client
         self.players = players
-        self.matches = matches
+        self.challenges = challenges
         self.name = name
+        self.email = email
         self.moves = moves
         self.report = report
-        history = MatchHistory(matches: matches)
     }
 
     /// Looks at the table once and does what the rules say.
     mutating func step() async throws {
         try await keepPlayerAlive()
         guard let me else { return }
-        if let current, let match = try matches.get(current) ?? history.last(current), match.isOver {
-            try await finish(current, match, me: me)
-        }
-        let live = try matches.list().filter { !$0.value.isOver && !finished.contains($0.key) }
-        let mine = live.filter { $0.value.side(of: me) != nil }
+        let open = try challenges.list().filter { !finished.contains($0.key) }
+        let mine = open.filter { $0.value.side(of: me) != nil }
         try await dropUnwanted(mine)
-        if let current, let match = mine.first(where: { $0.key == current })?.value {
-            try await play(current, match, me: me)
-        } else {
-            // Gone or over since the first look: the last version this player heard of says which.
-            if let current, let last = history.last(current), last.isOver {
-                try await finish(current, last, me: me)
-            } else if let current {
-                report("left \(current)")
-                self.current = nil
-            }
-            try await findMatch(live: live, me: me)
+        let played = gamesPlayed
+        if var seat {
+            let challenge = mine.first { $0.key == seat.challenge }?.value
+            if seat.space == nil, let space = challenge?.space { seat.space = space }
+            self.seat = seat
+            try await play(me: me, challengeOpen: challenge != nil)
         }
+        // A game that just ended is counted before another is sought: the program may be done.
+        if seat == nil && gamesPlayed == played { try await findMatch(open: open, me: me) }
     }
 
     /// Inserts this player, and again under a new key if the server removed it (the connection
@@ -76,86 +100,140 @@ struct Table {
     private mutating func keepPlayerAlive() async throws {
         if let me, try players.get(me) != nil { return }
         let key = "\(name)-\(UUID().uuidString.prefix(8).lowercased())"
-        try await players.put(key, Player(name: name), priority: .urgent)
+        try await players.put(key, Player(name: name, email: email), priority: .urgent)
         if me != nil { report("rejoined as \(key)") }
         me = key
         report("player \(key)")
     }
 
-    /// Keeps one unfinished match at most: the current one, or the one seen first.
-    private mutating func dropUnwanted(_ mine: [(key: String, value: Match)]) async throws {
-        let keep = current.flatMap { current in mine.first { $0.key == current } } ?? mine.min { $0.key < $1.key }
-        for match in mine where match.key != keep?.key {
-            try await matches.delete(match.key, priority: .urgent)
+    /// Keeps one open challenge at most: the current one, or the one seen first.
+    private mutating func dropUnwanted(_ mine: [(key: String, value: Challenge)]) async throws {
+        let keep = seat?.challenge ?? mine.min { $0.key < $1.key }?.key
+        for challenge in mine where challenge.key != keep {
+            try await challenges.delete(challenge.key, priority: .urgent)
         }
-        if let keep, current != keep.key {
-            current = keep.key
-            currentSince = .now
-            opponentSeen = false
-            report("match \(keep.key) x=\(keep.value.x) o=\(keep.value.o)")
+        if seat == nil, let keep, let challenge = mine.first(where: { $0.key == keep })?.value {
+            seat = Seat(challenge: keep, x: challenge.x, o: challenge.o, space: challenge.space)
         }
     }
 
-    private mutating func play(_ key: String, _ match: Match, me: String) async throws {
-        let opponent = match.opponent(of: me)
-        if try players.get(opponent) != nil {
-            opponentSeen = true
-        } else if opponentSeen || ContinuousClock.now - currentSince > Self.opponentPatience {
-            // The opponent's program is gone, and the server removed its player: look again.
-            // (A player never seen at all left before its object reached this one.)
-            report("opponent left \(key)")
-            try await matches.delete(key, priority: .urgent)
-            current = nil
+    private mutating func play(me: String, challengeOpen: Bool) async throws {
+        guard var seat, let side = seat.side(of: me) else { return }
+        let opponent = seat.opponent(of: me)
+        var match: Match?
+        if let space = seat.space { match = try game(in: space).get(Self.boardKey) }
+        if let match, match.isOver { return try await finish(match, me: me) }
+        // A challenge deleted before it was taken was refused (or its challenger quit).
+        if !challengeOpen && seat.space == nil { return try await giveUp(side: side) }
+
+        let opponentHere = try players.get(opponent) != nil
+        if opponentHere { seat.opponentSeen = true }
+        let givenUp = !challengeOpen || (!opponentHere && seat.opponentSeen)
+        seat.offSince = givenUp ? seat.offSince ?? .now : nil
+        self.seat = seat
+        if let offSince = seat.offSince, ContinuousClock.now - offSince > Self.lastMoveGrace {
+            return try await giveUp(side: side)
+        }
+        if !seat.opponentSeen && ContinuousClock.now - seat.since > Self.opponentPatience {
+            // The opponent left before its player object ever reached this one.
+            return try await giveUp(side: side)
+        }
+        guard seat.opponentSeen, seat.offSince == nil else { return }
+
+        guard let space = seat.space else {
+            if side == "o" { try await take(seat, me: me) }
             return
         }
-        if opponentSeen && !match.accepted && match.side(of: me) == "o" {
-            try await matches.update(key, priority: .urgent) { $0.accepted = true }
-            return
+        guard let match else { return }  // the board is on its way
+        if !announced.contains(space) {
+            announced.insert(space)
+            report("playing \(space) with \(opponent)")
         }
-        // The game is on once both agree: for x, when o accepted; for o, when x made a move.
-        let agreed = match.side(of: me) == "x" ? match.accepted : match.board.cells.contains("x")
-        if opponentSeen && agreed && !announced.contains(key) {
-            announced.insert(key)
-            report("playing \(key) with \(opponent)")
-        }
-        guard opponentSeen, match.accepted, let side = match.side(of: me), match.turn == side else { return }
-        guard let cell = await moves.move(on: match.board, as: side) else { return }
+        guard match.turn == side, let cell = await moves.move(on: match.board, as: side) else { return }
         var next = match.board
         next.cells[cell] = side
         let board = next
         let outcome = board.outcome
-        try await matches.update(key, priority: .urgent) { match in
+        try await game(in: space).update(Self.boardKey, priority: .urgent) { match in
             match.board = board
             match.turn = side == "x" ? "o" : "x"
             match.winner = outcome ?? ""
         }
-        report("move \(key) \(side) \(cell + 1)")
-        if outcome != nil, let done = try matches.get(key) {
-            try await finish(key, done, me: me)
+        report("move \(space) \(side) \(cell + 1)")
+        if outcome != nil, let done = try game(in: space).get(Self.boardKey) {
+            try await finish(done, me: me)
         }
     }
 
-    /// Counts the game; the player who did not make the last move deletes the match once it
-    /// has seen the result, so both players always see how it ended.
-    private mutating func finish(_ key: String, _ match: Match, me: String) async throws {
-        guard !finished.contains(key), let side = match.side(of: me) else { return }
-        finished.insert(key)
-        current = nil
-        gamesPlayed += 1
-        let result = match.winner == "draw" ? "draw" : match.winner == side ? "win" : "lose"
-        report("result \(result) \(key)")
-        if match.turn != side { return }
-        try await matches.delete(key, priority: .urgent)
+    /// The challenged player takes the challenge: a space for the match, the challenger
+    /// invited to it, the empty board in it, and its name on the challenge.
+    private mutating func take(_ seat: Seat, me: String) async throws {
+        guard let challenger = try players.get(seat.x) else { return }
+        let name = "match-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        let space = try client.space(name)
+        try await space.create()
+        // Two programs of one account play each other as the space's one owner.
+        if challenger.email != email { try await space.invite(challenger.email, as: .writer) }
+        try await game(in: name).put(
+            Self.boardKey, Match(x: seat.x, o: seat.o, board: .empty, turn: "x", winner: ""), priority: .urgent)
+        do {
+            try await challenges.update(seat.challenge, priority: .urgent) { $0.space = name }
+        } catch LockstepClientError.removed {
+            // The challenger dropped the challenge meanwhile: nobody will come.
+            self.seat?.space = name
+            return try await giveUp(side: "o")
+        }
+        self.seat?.space = name
+        report("match \(name) x=\(seat.x) o=\(seat.o)")
     }
 
-    private mutating func findMatch(live: [(key: String, value: Match)], me: String) async throws {
+    /// Counts the game. The challenger then deletes the challenge, so both are free again in
+    /// the lobby; the match's space stays, the record of the game.
+    private mutating func finish(_ match: Match, me: String) async throws {
+        guard let seat, !finished.contains(seat.challenge), let side = seat.side(of: me) else { return }
+        finished.insert(seat.challenge)
+        self.seat = nil
+        gamesPlayed += 1
+        let result = match.winner == "draw" ? "draw" : match.winner == side ? "win" : "lose"
+        report("result \(result) \(seat.label)")
+        if side == "x" { try await challenges.delete(seat.challenge, priority: .urgent) }
+    }
+
+    /// Gives the match up: its challenge goes from the lobby, and its space with it (its owner
+    /// deletes it; the invited player leaves it), so no half-played game lingers.
+    private mutating func giveUp(side: String) async throws {
+        guard let seat else { return }
+        self.seat = nil
+        report("left \(seat.label)")
+        if try challenges.get(seat.challenge) != nil { try await challenges.delete(seat.challenge, priority: .urgent) }
+        guard let name = seat.space else { return }
+        games[name] = nil
+        let space = try client.space(name)
+        do {
+            if side == "o" { try await space.delete() } else { try await space.leave() }
+        } catch SpaceError.notFound {
+            // Already deleted by its owner.
+        }
+    }
+
+    private mutating func findMatch(open: [(key: String, value: Challenge)], me: String) async throws {
         guard ContinuousClock.now >= challengeAfter else { return }
-        let busy = Set(live.flatMap { [$0.value.x, $0.value.o] })
+        let busy = Set(open.flatMap { [$0.value.x, $0.value.o] })
         guard let opponent = try players.list().map(\.key).filter({ $0 > me && !busy.contains($0) }).min() else { return }
         let key = "\(me)-vs-\(opponent)-\(UUID().uuidString.prefix(4).lowercased())"
-        try await matches.put(key, Match(x: me, o: opponent, board: .empty, turn: "x", winner: "", accepted: false), priority: .urgent)
+        try await challenges.put(key, Challenge(x: me, o: opponent), priority: .urgent)
         // A challenge that the other side refuses is not repeated at once: others get a turn.
         challengeAfter = .now + .milliseconds(Int.random(in: 200...600))
+    }
+
+    /// The key of the one object of a match space's `game` bucket.
+    static let boardKey = "board"
+
+    private mutating func game(in space: String) throws -> TypedBucket<Match> {
+        if let game = games[space] { return game }
+        let game = try client.space(space).bucket("game", of: Match.self)
+        games[space] = game
+        return game
     }
 }
 
@@ -172,26 +250,5 @@ struct RandomMoves: MoveSource {
     func move(on board: Board, as side: String) async -> Int? {
         try? await Task.sleep(for: delay)
         return board.freeCells.randomElement()
-    }
-}
-
-/// The latest version of each match, from the bucket's events as they happen.
-final class MatchHistory: Sendable {
-    private let latest = Mutex<[String: Match]>([:])
-
-    /// Starts hearing the bucket's events; the history stops when the client closes.
-    init(matches: TypedBucket<Match>) {
-        let events = matches.events
-        Task { [weak self] in
-            for await event in events {
-                guard let match = try? event.object(as: Match.self) else { continue }
-                guard let self else { return }
-                self.latest.withLock { $0[event.key] = match }
-            }
-        }
-    }
-
-    func last(_ key: String) -> Match? {
-        latest.withLock { $0[key] }
     }
 }

@@ -4,9 +4,11 @@ import LockstepClient
 
 /// `tictactoe`: Simperium's tic-tac-toe tutorial on Lockstep, using only the public client API.
 ///
-/// Every running program is a player in the shared `player` bucket; games are objects in the
-/// shared `match` bucket. Both buckets need the `shared` and `presence: client` options, set
-/// once by the app's admin (see Examples/TicTacToe/README.md).
+/// The lobby is app-wide: every running program is a player in the shared `player` bucket, and
+/// challenges are objects in the shared `challenge` bucket. Both need the `shared` and
+/// `presence: client` options, set once by the app's admin (see Examples/TicTacToe/README.md).
+/// Each match is played in a space of its two players (`match-…`), made by the challenged
+/// player, who invites the challenger by email: nobody else can read it.
 @main
 struct TicTacToe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +16,8 @@ struct TicTacToe: AsyncParsableCommand {
 
     @Option(help: "The Lockstep server.") var url = "http://127.0.0.1:8080"
     @Option(help: "The app id.") var app: String
-    @Option(help: "A user's access token (lockstep tokens create --app APP --user NAME).") var token: String
+    @Option(help: "A user's access token (lockstep tokens create --app APP --user EMAIL).") var token: String
+    @Option(help: "The email the token's user signs in with: opponents invite you to a match's space by it.") var email: String
     @Option(help: "The name other players see.") var name = "player"
     @Option(help: "The local store (a new temporary one by default).") var store: String?
     @Flag(help: "Play random moves and print one line per event, for scripts and tests.") var headless = false
@@ -27,8 +30,8 @@ struct TicTacToe: AsyncParsableCommand {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("tictactoe-\(UUID().uuidString)")
         let client = try LockstepClient(storeDirectory: directory, server: server, app: app, token: token)
         let players = try client.bucket("player", of: Player.self)
-        let matches = try client.bucket("match", of: Match.self)
-        for bucket in ["player", "match"] {
+        let challenges = try client.bucket("challenge", of: Challenge.self)
+        for bucket in ["player", "challenge"] {
             let options = try await client.options(of: bucket)
             if !options.isShared || options.presence != .client {
                 FileHandle.standardError.write(Data("""
@@ -49,13 +52,18 @@ struct TicTacToe: AsyncParsableCommand {
             }
         }
         let moves: any MoveSource = headless ? RandomMoves(delay: .milliseconds(moveDelay)) : TerminalMoves()
-        var table = Table(players: players, matches: matches, name: name, moves: moves, report: report)
+        var table = Table(
+            client: client, players: players, challenges: challenges, name: name, email: email, moves: moves, report: report)
         while games == 0 || table.gamesPlayed < games {
             do {
                 try await table.step()
             } catch let error as LockstepClientError {
-                // The table moved under this player (a match was deleted as it wrote to it): look again.
+                // The table moved under this player (a challenge was deleted as it wrote to it): look again.
                 guard case .removed = error else { throw error }
+                report("skipped \(error)")
+            } catch let error as SpaceError {
+                // The match's space went as this player wrote to it (its owner gave the match up).
+                guard case .notFound = error else { throw error }
                 report("skipped \(error)")
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -72,7 +80,7 @@ struct TicTacToe: AsyncParsableCommand {
         case "player": return "Waiting for an opponent…"
         case "playing": return "A game starts against \(words.last?.split(separator: "-").first ?? "someone")."
         case "result": return words[1] == "win" ? "You won!" : words[1] == "lose" ? "You lost." : "A draw."
-        case "opponent", "left": return "Your opponent left. Looking for another…"
+        case "left": return "Your opponent left. Looking for another…"
         default: return nil
         }
     }

@@ -3,13 +3,13 @@ import LockstepCore
 import Testing
 
 /// The `inventory` example as movers would run it: separate processes, one store per phone,
-/// a real server that is down while the phones sync with each other over TCP.
+/// a real server that is down while the phones sync with each other over TCP, each job a space
+/// shared by its team alone.
 @Suite("inventory example", .serialized)
 struct InventoryTests {
     @Test("two movers edit offline, sync phone to phone, then with the server")
     func offlineJob() async throws {
         var server = try await TestServer.start()
-        _ = try await server.request("POST", "__options__/i/inventory", token: server.app.adminToken, body: ["shared": true])
         let (stores, tokens, movers) = try await Self.movers(of: server)
         defer { stores.forEach(removeStore) }
         func inventory(_ mover: Int, _ command: String, _ arguments: String...) async throws -> String {
@@ -55,7 +55,7 @@ struct InventoryTests {
         server = try await server.restart()
         _ = try await inventory(1, "sync")
         _ = try await inventory(0, "sync")
-        let onServer = try await server.objects("inventory", token: tokens[0])
+        let onServer = try await server.objects(Self.jobBucket, token: tokens[0])
         #expect(Set(onServer.keys) == [sofa, box])
         #expect(onServer[sofa]?["status"] == "packed")
         await server.stop()
@@ -65,7 +65,6 @@ struct InventoryTests {
     func photos() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
-        _ = try await server.request("POST", "__options__/i/inventory", token: server.app.adminToken, body: ["shared": true])
         let (stores, tokens, movers) = try await Self.movers(of: server)
         defer { stores.forEach(removeStore) }
         func inventory(_ mover: Int, _ words: [String], _ arguments: String...) async throws -> String {
@@ -95,22 +94,74 @@ struct InventoryTests {
         // Another field changed on the second phone: the photo stays on the item everywhere.
         _ = try await inventory(1, ["change"], box, "--status", "packed")
         _ = try await inventory(1, ["sync"])
-        let onServer = try await server.objects("inventory", token: tokens[0])
+        let onServer = try await server.objects(Self.jobBucket, token: tokens[0])
         #expect(onServer[box]?["status"] == "packed")
         #expect(onServer[box]?["photo-front"]?["$blob"]?.stringValue?.hasPrefix("sha256:") == true, "\(onServer[box] ?? [:])")
         let missing = try await LockstepTool.run(["photo", "save"] + movers[1] + [box, "back", "--output", saved.path], program: "inventory")
         #expect(missing.status != 0 && missing.output.contains("has no photo back"), "\(missing.output)")
     }
 
-    /// Two movers of the server's app: each one's phone store, token, and the options that
-    /// point `inventory` at them.
+    static let job = "1234"
+    /// The job's items on the server: the bucket `items` of the space `job-1234`.
+    static let jobBucket = "__job-1234.items"
+
+    /// Two movers of the server's app on job 1234, which the first made and put the second
+    /// on as a writer: each one's phone store, token, and the options that point `inventory`
+    /// at them.
     private static func movers(of server: TestServer) async throws -> (stores: [URL], tokens: [String], arguments: [[String]]) {
-        let stores = (0..<2).map { _ in temporaryStore() }
+        let phones = try await InventoryPhones(server: server, people: ["mover-0@example.com", "mover-1@example.com"])
+        _ = try await phones.run(0, ["job", "create"])
+        _ = try await phones.run(0, ["job", "invite"], "mover-1@example.com", "--as", "writer")
+        return (phones.stores, phones.tokens, phones.arguments)
+    }
+}
+
+/// People of the server's app, each with a phone: a store of their own, a token, and the
+/// options that point `inventory` at them and at job 1234.
+struct InventoryPhones {
+    let stores: [URL]
+    let tokens: [String]
+    /// Each person's options for job 1234.
+    let arguments: [[String]]
+    /// Each person's options for commands about no job in particular (`inventory jobs`).
+    let phoneArguments: [[String]]
+
+    init(server: TestServer, people: [String]) async throws {
+        stores = people.map { _ in temporaryStore() }
         var tokens: [String] = []
-        for index in 0..<2 { tokens.append(try await server.createUser("mover-\(index)@example.com")) }
-        let arguments = (0..<2).map { index in
-            ["--server", server.baseURL.absoluteString, "--app", server.appID, "--token", tokens[index], "--store", stores[index].path]
+        for email in people { tokens.append(try await server.createUser(email)) }
+        self.tokens = tokens
+        phoneArguments = zip(stores, tokens).map { store, token in
+            ["--server", server.baseURL.absoluteString, "--app", server.appID, "--token", token, "--store", store.path]
         }
-        return (stores, tokens, arguments)
+        arguments = phoneArguments.map { $0 + ["--job", InventoryTests.job] }
+    }
+
+    /// The jobs person `index` is on, as `inventory jobs` prints them.
+    func jobs(_ index: Int) async throws -> String {
+        let result = try await LockstepTool.run(["jobs"] + phoneArguments[index], program: "inventory")
+        try #require(result.status == 0, "inventory jobs: \(result.output)")
+        return result.output
+    }
+
+    /// Runs `inventory <words> <options> <arguments>` as person `index`, whatever its exit status.
+    func attempt(_ index: Int, _ words: [String], _ arguments: [String] = []) async throws -> (status: Int32, output: String) {
+        try await LockstepTool.run(words + self.arguments[index] + arguments, program: "inventory")
+    }
+
+    /// Runs it and requires that it succeeds; what it printed.
+    func run(_ index: Int, _ words: [String], _ arguments: String...) async throws -> String {
+        let result = try await attempt(index, words, arguments)
+        try #require(result.status == 0, "inventory \(words) \(arguments): \(result.output)")
+        return result.output
+    }
+
+    /// The items person `index`'s phone holds, by key.
+    func items(_ index: Int) async throws -> JSONObject {
+        try #require(try JSONValue(parsing: Array(try await run(index, ["list"], "--json").utf8)).objectValue)
+    }
+
+    func removeStores() {
+        stores.forEach(removeStore)
     }
 }

@@ -2,19 +2,21 @@ import Foundation
 import LockstepCore
 import Testing
 
-/// The tic-tac-toe example, as separate processes against a real server: presence in action.
+/// The tic-tac-toe example, as separate processes against a real server: presence in the
+/// app-wide lobby, each match in a space of its two players.
 @Suite("Example: tic-tac-toe")
 struct TicTacToeTests {
     @Test("four players pair into two matches and finish their games")
     func fourPlayersFinish() async throws {
         let server = try await Self.startServer()
         let names = ["ann", "bob", "cat", "dan"]
-        let players = try await names.asyncMap { name in
-            try ToolProcess.player(server: server, token: try await server.createUser(), name: name, extra: ["--games", "1", "--move-delay", "20"])
+        let seated = try await names.asyncMap { name in
+            try await TicTacToePlayer.launch(server: server, name: name, extra: ["--games", "1", "--move-delay", "20"])
         }
+        let players = seated.map(\.process)
         defer { for player in players { player.kill() } }
 
-        var results: [String: [String]] = [:]  // match key → results reported for it
+        var results: [String: [String]] = [:]  // match space → results reported for it
         for player in players {
             let result = await player.next(startingWith: "result ", within: .seconds(60))
             let line = try #require(result, "\(player.transcript)")
@@ -25,12 +27,26 @@ struct TicTacToeTests {
         for outcomes in results.values {
             #expect(outcomes.sorted() == ["lose", "win"] || outcomes == ["draw", "draw"], "\(results)")
         }
+        // Each match is its two players' alone: a player of the other match cannot read it.
+        let spaces = results.keys.sorted()
+        if spaces.count == 2 {
+            for (space, other) in [(spaces[0], spaces[1]), (spaces[1], spaces[0])] {
+                let members = try await server.request("GET", "__spaces__/\(other)", token: server.app.adminToken).json
+                let emails = (members?["members"]?.arrayValue ?? []).compactMap { $0["email"]?.stringValue }
+                let outsider = try #require(seated.first { emails.contains($0.email) })
+                #expect(try await server.request("GET", "__\(space).game/index", token: outsider.token).status == 404)
+            }
+        }
         for player in players {
             let status = await player.exitStatus(within: .seconds(30))
             #expect(status == 0, "\(player.transcript)")
         }
         // Every player has gone, and presence took their objects along.
-        try await eventually("the player bucket is empty") { try await server.objects("player", token: server.app.adminToken).isEmpty }
+        try await eventually("the lobby is empty") {
+            let players = try await server.objects("player", token: server.app.adminToken)
+            let challenges = try await server.objects("challenge", token: server.app.adminToken)
+            return players.isEmpty && challenges.isEmpty
+        }
         await server.stop()
     }
 
@@ -38,7 +54,7 @@ struct TicTacToeTests {
     func killedPlayerIsReplaced() async throws {
         let server = try await Self.startServer()
         let players = try await ["ann", "bob", "cat"].asyncMap { name in
-            try ToolProcess.player(server: server, token: try await server.createUser(), name: name, extra: ["--move-delay", "1500"])
+            try await ToolProcess.player(server: server, name: name, extra: ["--move-delay", "1500"])
         }
         defer { for player in players { player.kill() } }
 
@@ -65,10 +81,13 @@ struct TicTacToeTests {
 
         victim.kill()
         let killedAt = ContinuousClock.now
-        try await eventually("the victim's player and match are gone", timeout: .seconds(10)) {
+        try await eventually("the victim's player and challenge are gone", timeout: .seconds(10)) {
             let left = try await server.objects("player", token: server.app.adminToken).values.compactMap { $0["name"]?.stringValue }
-            let matches = try await server.objects("match", token: server.app.adminToken)
-            return !left.contains(victim.name) && matches[match] == nil
+            let challenges = try await server.objects("challenge", token: server.app.adminToken).values
+            let involved = challenges.contains { challenge in
+                ["x", "o"].contains { challenge[$0]?.stringValue?.hasPrefix(victim.name + "-") == true }
+            }
+            return !left.contains(victim.name) && !involved
         }
         #expect(ContinuousClock.now - killedAt < .seconds(10))
         let rematch = await opponent.next(startingWith: "playing ", within: .seconds(30))
@@ -78,10 +97,10 @@ struct TicTacToeTests {
         await server.stop()
     }
 
-    /// A server whose `player` and `match` buckets are shared with client presence.
-    private static func startServer() async throws -> TestServer {
+    /// A server whose lobby, the `player` and `challenge` buckets, is shared with client presence.
+    static func startServer() async throws -> TestServer {
         let server = try await TestServer.start()
-        for bucket in ["player", "match"] {
+        for bucket in ["player", "challenge"] {
             let (status, _) = try await server.request(
                 "POST", "__options__/i/\(bucket)", token: server.app.adminToken, body: ["shared": true, "presence": "client"])
             #expect(status == 200)
@@ -98,11 +117,28 @@ extension Array {
     }
 }
 
+/// A `tictactoe --headless` program and the user it plays as.
+struct TicTacToePlayer {
+    let process: ToolProcess
+    let email: String
+    let token: String
+}
+
 extension ToolProcess {
-    /// `tictactoe --headless` as `name`.
-    static func player(server: TestServer, token: String, name: String, extra: [String]) throws -> ToolProcess {
-        try launch(
+    /// `tictactoe --headless` as `name`, a new user of the server's app.
+    static func player(server: TestServer, name: String, extra: [String]) async throws -> ToolProcess {
+        try await TicTacToePlayer.launch(server: server, name: name, extra: extra).process
+    }
+}
+
+extension TicTacToePlayer {
+    static func launch(server: TestServer, name: String, extra: [String]) async throws -> TicTacToePlayer {
+        let email = "\(name)-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let token = try await server.createUser(email)
+        let process = try ToolProcess.launch(
             "tictactoe", name: name,
-            arguments: ["--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token, "--name", name, "--headless"] + extra)
+            arguments: ["--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token, "--email", email, "--name", name,
+                "--headless"] + extra)
+        return TicTacToePlayer(process: process, email: email, token: token)
     }
 }

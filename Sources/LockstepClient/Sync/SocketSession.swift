@@ -17,9 +17,17 @@ import WSClient
 /// transaction: one flush per run, however many changes it holds.
 struct SocketSession: Sendable {
     let context: SyncContext
-    let buckets: [String]
+    /// Each channel's bucket, by channel number: the buckets the store synced when the socket
+    /// opened, then each bucket opened since, on a channel of its own on the same socket.
+    private let channels: Locked<[String]>
     /// Called once the server accepted the token on the first channel: the socket works.
     let onConnected: @Sendable () -> Void
+
+    init(context: SyncContext, buckets: [String], onConnected: @escaping @Sendable () -> Void) {
+        self.context = context
+        channels = Locked(buckets)
+        self.onConnected = onConnected
+    }
 
     struct Silence: Error, CustomStringConvertible {
         var description: String { "the server went silent; reconnecting" }
@@ -64,6 +72,7 @@ struct SocketSession: Sendable {
 
     private func handle(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let (frames, send) = AsyncStream.makeStream(of: String.self)
+        let buckets = channels.withLock { $0 }
         let phases = Locked([Phase](repeating: .authorizing, count: buckets.count))
         let lastHeard = Locked(ContinuousClock.now)
         let bucketsGeneration = context.bucketsChanged.generation
@@ -76,7 +85,7 @@ struct SocketSession: Sendable {
             }
             group.addTask { try await heartbeat(send, lastHeard) }
             group.addTask { try await flushLoop(send, phases) }
-            group.addTask { try await context.watchBuckets(after: bucketsGeneration) }
+            group.addTask { await openChannels(after: bucketsGeneration, send, phases) }
             for (channel, bucket) in buckets.enumerated() {
                 send.yield("\(channel):init:\(initMessage(bucket))")
             }
@@ -137,6 +146,7 @@ struct SocketSession: Sendable {
             if changes[channel] == nil { channels.append(channel) }
             changes[channel, default: []] += try RemoteChange.list(try JSONValue(parsing: payload))
         }
+        let buckets = self.channels.withLock { $0 }
         let batches = channels.map { ChangeBatch(bucket: buckets[$0], changes: changes[$0] ?? []) }
         let outcomes = try await context.take(batches)
         for (channel, (batch, outcome)) in zip(channels, zip(batches, outcomes)) {
@@ -156,6 +166,7 @@ struct SocketSession: Sendable {
     }
 
     private func receive(_ frame: SocketFrame, _ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>) async throws {
+        let buckets = channels.withLock { $0 }
         guard case .channel(let channel, let command, let payload) = frame, buckets.indices.contains(channel) else { return }
         let bucket = buckets[channel]
         let replica = context.replica
@@ -237,11 +248,44 @@ struct SocketSession: Sendable {
         while !Task.isCancelled {
             seen = await replica.outboxChanged.wait(after: seen)
             let live = phases.withLock { $0 }
-            for (channel, bucket) in buckets.enumerated() where live[channel] == .live {
+            for (channel, bucket) in channels.withLock({ $0 }).enumerated() where live.indices.contains(channel) && live[channel] == .live {
                 for change in try await replica.takeOutgoing(bucket: bucket, resend: false) {
                     send.yield("\(channel):c:\(change)")
                 }
             }
+        }
+    }
+
+    /// Opens a channel on this socket for each bucket opened after `generation`, and opens again
+    /// the channel of a forgotten bucket opened anew. Reconnecting instead would end every
+    /// channel, and with them whatever the connection held in presence buckets: a player's
+    /// seat in a lobby would vanish as they opened the bucket of a match.
+    private func openChannels(after generation: UInt64, _ send: AsyncStream<String>.Continuation, _ phases: Locked<[Phase]>) async {
+        var seen = generation
+        while !Task.isCancelled {
+            // Compared with the channels, not with the signal: a bucket opened as the socket
+            // opened is found on the first pass.
+            let names = (try? context.replica.bucketNames()) ?? []
+            // Channels and phases grow together, under both locks (always taken in this order).
+            let opening = channels.withLock { channels in
+                phases.withLock { phases in
+                    var opening: [(channel: Int, bucket: String)] = []
+                    for name in names {
+                        if let channel = channels.firstIndex(of: name) {
+                            guard phases[channel] == .forgotten else { continue }
+                            phases[channel] = .authorizing
+                            opening.append((channel, name))
+                        } else {
+                            channels.append(name)
+                            phases.append(.authorizing)
+                            opening.append((channels.count - 1, name))
+                        }
+                    }
+                    return opening
+                }
+            }
+            for (channel, bucket) in opening { send.yield("\(channel):init:\(initMessage(bucket))") }
+            seen = await context.bucketsChanged.wait(after: seen)
         }
     }
 
