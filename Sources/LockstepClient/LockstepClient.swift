@@ -197,5 +197,6 @@ public final class LockstepClient: Sendable {
         await sync.stop()
         replica.events.finish()
         replica.transfers.finish()
+        replica.spaceLosses.finish()
     }
 }

@@ -4,14 +4,15 @@ extension LockstepClient {
     /// The progress of every attachment upload and download from now on, as it happens.
     /// Ends when the client is closed.
     public var transfers: AsyncStream<TransferProgress> {
-        replica.transfers.stream(for: nil)
+        replica.transfers.stream(buffering: TransferProgress.buffering)
     }
 
     /// The progress of `attachment`'s transfers: first where it stands now (its upload queued
     /// at the bytes the server confirmed, or completed when the device or the server holds it
     /// whole), then each step, until one finishes (completes or fails).
     public func progress(of attachment: Attachment) -> AsyncStream<TransferProgress> {
-        let updates = replica.transfers.stream(for: attachment.sha256)
+        let sha256 = attachment.sha256
+        let updates = replica.transfers.stream(buffering: TransferProgress.buffering) { $0.attachment.sha256 == sha256 }
         let now = try? current(attachment)
         return AsyncStream { continuation in
             let relay = Task {

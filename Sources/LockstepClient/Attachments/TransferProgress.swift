@@ -62,3 +62,10 @@ public struct TransferProgress: Sendable, Equatable {
         self.state = state
     }
 }
+
+extension TransferProgress {
+    /// A listener that falls behind keeps the latest 256 updates and loses older ones:
+    /// progress is a level to show, not a log, and the last update of a transfer (its end) is
+    /// always among the latest.
+    static let buffering = AsyncStream<TransferProgress>.Continuation.BufferingPolicy.bufferingNewest(256)
+}

@@ -16,7 +16,7 @@ extension Replica {
     /// acknowledged stays in the outbox as rejected, code 403 with `reason`, for the app to
     /// show. (A change the server's HTTP answer already accepted landed before the loss, and
     /// goes.) Each object the app saw goes with a ``BucketEvent`` of origin
-    /// ``BucketEvent/Origin/revoked(message:)``.
+    /// ``BucketEvent/Origin/revoked(message:)``, and the loss with a ``SpaceLoss``.
     func forget(bucket: String, reason: String) async throws {
         try await write { db in
             let keys = try String.fetchAll(
@@ -33,6 +33,7 @@ extension Replica {
             try db.executeCached(sql: "DELETE FROM meta WHERE name = ?", arguments: ["peerkey:" + bucket])
             return keys.map { BucketEvent(kind: .deleted, bucket: bucket, key: $0, object: nil, origin: .revoked(message: reason)) }
         }
+        if let space = SpaceName.space(ofBucket: bucket) { spaceLosses.publish(SpaceLoss(space: space, bucket: bucket, reason: reason)) }
     }
 
     /// Refuses a write to a bucket of a space this user lost: a local write through a bucket

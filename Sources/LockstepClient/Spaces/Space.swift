@@ -17,7 +17,8 @@ import LockstepCore
 ///
 /// When this user loses the space (an owner removes them, or deletes it), the client forgets
 /// the space's buckets: each object goes with a ``BucketEvent`` of origin
-/// ``BucketEvent/Origin/revoked(message:)``, the buckets stop syncing (with the server and
+/// ``BucketEvent/Origin/revoked(message:)`` and each bucket with a ``SpaceLoss`` on
+/// ``LockstepClient/lostSpaces``, the buckets stop syncing (with the server and
 /// with peers: their peer keys go too), and every change that the server had not acknowledged
 /// stays in ``LockstepClient/outbox`` as rejected (code 403, with the server's reason), so
 /// that no edit is lost without the app knowing. A write through

@@ -18,7 +18,9 @@ final class Replica: Sendable {
     /// The bytes of attachments, beside the database.
     let blobFiles: BlobFiles
     /// Progress of attachment uploads and downloads, for the app.
-    let transfers = TransferHub()
+    let transfers = Broadcast<TransferProgress>()
+    /// Spaces this user lost, for the app (``LockstepClient/lostSpaces``).
+    let spaceLosses = Broadcast<SpaceLoss>()
 
     init(directory: URL, editTimes: any EditTimeSource) throws {
         database = try ClientDatabase.open(directory: directory)

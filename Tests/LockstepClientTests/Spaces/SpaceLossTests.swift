@@ -81,6 +81,27 @@ struct SpaceLossTests {
         await job.stop()
     }
 
+    /// A space that held nothing yet is lost all the same: no object event says so, the
+    /// client's lost spaces do.
+    @Test func losingASpaceThatHeldNothingIsToldToo() async throws {
+        let job = try await Job.start()
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let bob = try await job.bob(store: store, transport: .socket)
+        try await job.ann.space("job-2").create()
+        try await job.ann.space("job-2").invite("bob@example.com", as: .reader)
+        _ = try bob.space("job-2").bucket("plan")
+        try await bob.sync.waitUntilIdle()
+        let losses = bob.lostSpaces
+
+        try await job.ann.space("job-2").remove("bob@example.com")
+        let loss = try await nextEvent(losses, timeout: .seconds(10))
+        #expect(loss == SpaceLoss(space: "job-2", bucket: "__job-2.plan", reason: "you were removed from space job-2"))
+        #expect(try bob.bucketNames.sorted() == ["__job-1.items", "notes"])
+        await bob.close()
+        await job.stop()
+    }
+
     @Test func deletingTheSpaceForgetsItOnEveryMembersDevice() async throws {
         let job = try await Job.start()
         let store = temporaryStore()

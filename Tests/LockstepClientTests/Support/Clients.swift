@@ -68,11 +68,12 @@ func eventually(
     }
 }
 
-/// The next event of `events` that satisfies `matching`, or a timeout error.
-func nextEvent(
-    _ events: AsyncStream<BucketEvent>, timeout: Duration = .seconds(20), matching: @Sendable @escaping (BucketEvent) -> Bool = { _ in true }
-) async throws -> BucketEvent {
-    try await withThrowingTaskGroup(of: BucketEvent?.self) { group in
+/// The next event of `events` (bucket events, lost spaces…) that satisfies `matching`, or a
+/// timeout error.
+func nextEvent<Event: Sendable>(
+    _ events: AsyncStream<Event>, timeout: Duration = .seconds(20), matching: @Sendable @escaping (Event) -> Bool = { _ in true }
+) async throws -> Event {
+    try await withThrowingTaskGroup(of: Event?.self) { group in
         group.addTask {
             for await event in events where matching(event) { return event }
             return nil
