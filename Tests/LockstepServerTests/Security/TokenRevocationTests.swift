@@ -108,7 +108,7 @@ struct TokenRevocationTests {
         let stalled = stalls.stop()
         #expect(
             end.at - revokedAt < 1_000_000_000 + stalled,
-            "closed \(seconds(end.at - revokedAt)) after the revocation, the pool stalled \(seconds(stalled)) at most")
+            "closed \(seconds(end.at - revokedAt)) after the revocation, the pool stalled \(seconds(stalled)) in all")
         _ = await socket.closed()
     }
 
