@@ -69,6 +69,35 @@ struct CarriedChangeTests {
         await cluster.stop()
     }
 
+    @Test("a change a peer carries is recorded as its author's, so a tie of edit times goes by the author's client id",
+          arguments: [ConvergenceBackend.sqlite, .postgresTwoNodes])
+    func carriedChangeKeepsItsAuthor(backend: ConvergenceBackend) async throws {
+        try Self.requireDatabase(for: backend)
+        let cluster = try await ConvergenceCluster.start(backend)
+        let (author, carrier) = (History.peers.0, History.peers.1)
+        do {
+            cluster.devices[author].times.set(Self.milliseconds(1))
+            try await cluster.bucket(author).put("box", ["n": 1])
+            try await eventually("the box reaches the carrier") { try cluster.bucket(carrier).get("box") != nil }
+            await cluster.setOnline(author, false)
+            cluster.devices[author].times.set(Self.milliseconds(10))
+            try await cluster.bucket(author).update("box") { $0["n"] = 2 }
+            try await cluster.meet()
+            try await cluster.devices[carrier].client.sync.waitUntilIdle(timeout: .seconds(30))
+            let authorID = cluster.devices[author].client.clientID
+            try await eventually("the carried change is in the feed") { try await cluster.feed().contains { $0.key == "box" && $0.endVersion == 2 } }
+            let carried = try #require(try await cluster.feed().first { $0.key == "box" && $0.endVersion == 2 })
+            #expect(carried.clientID == authorID, "recorded as the carrier's (\(cluster.devices[carrier].client.clientID))")
+            await cluster.setOnline(author, true)
+            let end = await cluster.settle(patience: .seconds(20))
+            #expect(end.problems.isEmpty, "\(end.problems)")
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
     private static func requireDatabase(for backend: ConvergenceBackend) throws {
         guard backend == .postgresTwoNodes else { return }
         guard let url = ProcessInfo.processInfo.environment["LOCKSTEP_TEST_POSTGRES_URL"], !url.isEmpty else {
