@@ -91,6 +91,8 @@ struct OutboxRow {
             }
         }
         if let editTime { fields["t"] = .integer(editTime) }
+        // Recorded as the author's, not this carrier's: ties of edit times go by client id.
+        if let author { fields["author"] = .string(author) }
         return .object(fields)
     }
 

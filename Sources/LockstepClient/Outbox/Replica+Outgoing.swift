@@ -122,13 +122,25 @@ extension Replica {
 
     /// The row's member edits merged into `base`: each member this row is still the latest
     /// writer of here, and each text edit that finds its place (see ``MemberEdits/merged(into:winning:)``).
-    /// A member a later change (local, remote or a peer's) set whole since is left to that
-    /// change. Once the object is deleted here, the whole edit goes, for the removal behind it to apply to.
+    /// A member a later change (remote, or local or a peer's already sent) set whole since is
+    /// left to that change. Once the object is deleted here, the whole edit goes, for the removal
+    /// behind it to apply to.
+    ///
+    /// A member whose latest writer is a change still queued behind this one is sent all the
+    /// same: that change goes out after this one and writes the member again. Leaving it out
+    /// loses the later write when the server never sees this one from here but from another
+    /// device that holds it (its author, or a peer): the later change, made against a base
+    /// without this value, could not remove it (a removal of a member the base lacks is no
+    /// edit at all), and this change, arriving after it, then set a value over a later removal.
     private static func mergedEdits(_ db: Database, _ row: OutboxRow, local: LocalState, into base: JSONObject) throws -> JSONObject {
         let edits = try row.memberEdits(db)
         guard case .present = local else { return edits.merged(into: base, winning: edits.members).object }
         let stamps = try MemberStamps.all(db, row.bucket, row.key)
-        return edits.merged(into: base, winning: edits.members.filter { stamps[$0]?.changeID == row.changeID }).object
+        let queuedBehind = Set(try OutboxRow.all(db, row.bucket, row.key).filter { $0.id > row.id }.map(\.changeID))
+        let winning = edits.members.filter { member in
+            stamps[member].map { $0.changeID == row.changeID || queuedBehind.contains($0.changeID) } ?? false
+        }
+        return edits.merged(into: base, winning: winning).object
     }
 
     /// The HTTP answer to `POST /changes` said these changes (each by its ccids) were applied;

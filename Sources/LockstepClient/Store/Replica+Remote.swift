@@ -149,6 +149,15 @@ extension Replica {
         // a member (text, a nested object, a list) merged with ours above, as the server
         // merges them, and neither side's edit is lost.
         for member in remoteWon where change.diff.operations[member]?.setsWholeValue ?? true { rebased[member] = data[member] }
+        // And where the remote change set a member whole but a pending change of ours wrote it
+        // later, ours stays, even when an earlier remote change had made it already (the same
+        // removal) and so left nothing of it pending to transform (PostgreSQL seed 2037).
+        let pendingIDs = Set(pending.map(\.changeID))
+        let stamps = try MemberStamps.all(db, bucket, key)
+        for (member, operation) in change.diff.operations where operation.setsWholeValue && !remoteWon.contains(member) {
+            guard let stamp = stamps[member], pendingIDs.contains(stamp.changeID) else { continue }
+            rebased[member] = local[member]
+        }
         return try setLocal(db, bucket, key, from: old, to: .present(rebased), origin: .remote).map { [$0] } ?? []
     }
 }

@@ -83,11 +83,38 @@ public enum MergeRules {
                 continue
             }
             let (theirs, theirStamp) = applied[index]
-            mine = try current.transformed(over: theirs, base: value, winner: winner(incoming: stamp, applied: theirStamp), at: path)
+            let won = winner(incoming: stamp, applied: theirStamp)
+            mine = try current.transformed(over: theirs, base: value, winner: won, at: path)
             value = try theirs.apply(to: value, at: path)
             index += 1
+            if mine == nil, won == .incoming, operation.setsWholeValue {
+                return try settle(wholeValue: operation.apply(to: base, at: path), stamp: stamp, from: value, over: applied[index...], at: path)
+            }
         }
         return mine
+    }
+
+    /// A whole-value edit that won over an applied edit which had made it already (the same
+    /// removal, the same value), carried over the edits applied after that one. It is no edit
+    /// there, but it still meets each later edit of the member by the merge rules: an earlier
+    /// one among them must not keep its value over this later one (PostgreSQL seed 2037).
+    private static func settle(
+        wholeValue target: JSONValue?, stamp: EditStamp, from value: JSONValue?, over later: ArraySlice<(DiffOperation, EditStamp)>,
+        at path: DiffPath
+    ) throws(DiffError) -> DiffOperation? {
+        var value = value
+        var holds = true
+        for (theirs, theirStamp) in later {
+            value = try theirs.apply(to: value, at: path)
+            // The latest edit wins: one later than this edit keeps its value.
+            holds = holds && winner(incoming: stamp, applied: theirStamp) == .incoming
+        }
+        guard holds, value != target else { return nil }
+        switch (value, target) {
+        case (_, nil): return .remove
+        case (nil, let target?): return .insert(target)
+        case (_, let target?): return .replace(target)
+        }
     }
 
     /// The first text edit of `run` that text delta `delta` (made against `text`) cannot be

@@ -2,11 +2,27 @@ public import LockstepCore
 
 /// Reads a change in the shape clients send it, over the streaming socket (`c:{…}`) or in
 /// the body of `POST /changes`:
-/// `{"id","ccid","o":"M"|"-","sv"?,"v"?,"d"?}`, with `sv` a number or a numeric string.
+/// `{"id","ccid","o":"M"|"-","sv"?,"v"?,"d"?}`, with `sv` a number or a numeric string, plus
+/// Lockstep's `t` (edit time) and `author`.
+///
+/// `author` names the client that made a change its sender only carries (a peer's change, see
+/// `PeerSync`): the change is recorded and announced as that client's, as peers already take
+/// it, so that every device and the server break a tie of edit times by the same client id.
+/// A client id is no credential (any client picks its own at `init`), so naming another's
+/// grants nothing the sender could not have had.
 public enum ChangeMessage {
     public static func parse(_ json: JSONValue, clientID: String) throws(ChangeRejection) -> IncomingChange {
         guard case .object(let fields) = json else {
             throw ChangeRejection(.badRequest, "a change must be a JSON object, not \(json.typeName)")
+        }
+        var clientID = clientID
+        switch fields["author"] {
+        case nil, .null?:
+            break
+        case .string(let author)? where !author.isEmpty:
+            clientID = author
+        default:
+            throw ChangeRejection(.badRequest, "\"author\" must be the client id of the change's author")
         }
         guard case .string(let key)? = fields["id"] else { throw ChangeRejection(.badRequest, "a change needs a string \"id\"") }
         guard case .string(let changeID)? = fields["ccid"] else { throw ChangeRejection(.badRequest, "a change needs a string \"ccid\"") }

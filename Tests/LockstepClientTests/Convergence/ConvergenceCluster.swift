@@ -229,6 +229,11 @@ final class ConvergenceCluster {
 
     /// The ccids of every change in the bucket's feed on node 0, in feed order.
     private func feedChangeIDs() async throws -> [String] {
+        try await feed().flatMap(\.changeIDs)
+    }
+
+    /// Every change in the bucket's feed on node 0, in feed order.
+    func feed() async throws -> [RemoteChange] {
         var changes: [RemoteChange] = []
         while true {
             let after = changes.last?.cursor.map { "&cv=\($0)" } ?? ""
@@ -236,7 +241,7 @@ final class ConvergenceCluster {
             guard answer.status == 200, let json = answer.json else { throw ConvergenceError.unexpectedAnswer("GET /changes: \(answer)") }
             let page = try RemoteChange.list(json)
             changes += page
-            if page.count < 1000 { return changes.flatMap(\.changeIDs) }
+            if page.count < 1000 { return changes }
         }
     }
 }
