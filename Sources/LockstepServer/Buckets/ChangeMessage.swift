@@ -19,10 +19,10 @@ public enum ChangeMessage {
         switch fields["author"] {
         case nil, .null?:
             break
-        case .string(let author)? where !author.isEmpty:
+        case .string(let author)? where ClientIdentifier.isValid(author):
             clientID = author
         default:
-            throw ChangeRejection(.badRequest, "\"author\" must be the client id of the change's author")
+            throw ChangeRejection(.badRequest, "\"author\" must be the client id of the change's author: \(ClientIdentifier.rule)")
         }
         guard case .string(let key)? = fields["id"] else { throw ChangeRejection(.badRequest, "a change needs a string \"id\"") }
         guard case .string(let changeID)? = fields["ccid"] else { throw ChangeRejection(.badRequest, "a change needs a string \"ccid\"") }

@@ -17,6 +17,9 @@ extension SocketDispatcher {
         guard case .string(let token)? = fields["token"], !token.isEmpty else {
             return refuseAuth(number, 401, "init needs an access \"token\"")
         }
+        if case .string(let clientID)? = fields["clientid"] ?? fields["client_id"], !ClientIdentifier.isValid(clientID) {
+            return refuseAuth(number, 400, "clientid must be \(ClientIdentifier.rule)")
+        }
         if let appID = fields["app_id"]?.stringValue, appID != connection.info.appID {
             return refuseAuth(number, 400, "app_id \(appID) is not the app of this socket, \(connection.info.appID)")
         }
