@@ -70,7 +70,7 @@ struct FeedRoutes<Context: RequestContext> {
         let (identity, bucket) = try await caller(request, context)
         let body = try await request.jsonBody(limit: services.limits.maximumRequestBytes)
         guard case .array(let messages) = body else { throw HTTPError(.badRequest, message: "the body must be a JSON array of changes") }
-        let clientID = request.query("clientid") ?? "http"
+        let clientID = try request.clientID()
         return try await mappingServiceErrors {
             let scope = try await services.scope(for: identity, bucket: bucket, writing: true)
             var results: [JSONValue] = []

@@ -72,6 +72,14 @@ extension Request {
         return fields
     }
 
+    /// `?clientid=`, the client id its changes are recorded under, checked
+    /// (``ClientIdentifier``); "http" without one.
+    func clientID() throws -> String {
+        guard let id = query("clientid") else { return "http" }
+        guard ClientIdentifier.isValid(id) else { throw HTTPError(.badRequest, message: "clientid must be \(ClientIdentifier.rule)") }
+        return id
+    }
+
     func query(_ name: String) -> String? {
         uri.queryParameters.get(name)
     }

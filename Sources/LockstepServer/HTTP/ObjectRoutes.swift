@@ -45,7 +45,7 @@ struct ObjectRoutes<Context: RequestContext> {
             if bucket == "__options__" { return try await setOptions(identity, bucket: key, body: body, replace: request.flag("replace")) }
             let scope = try await services.scope(for: identity, bucket: bucket, writing: true)
             let change = IncomingChange(
-                key: key, changeID: request.query("ccid") ?? Secrets.randomHex(), clientID: try clientID(request),
+                key: key, changeID: request.query("ccid") ?? Secrets.randomHex(), clientID: try request.clientID(),
                 operation: request.flag("replace") ? .modify(diff: nil, fullData: body) : .merge(body),
                 sourceVersion: version, editTime: nil)
             let event = try await services.buckets.apply(change, to: scope, by: identity.author)
@@ -64,7 +64,7 @@ struct ObjectRoutes<Context: RequestContext> {
                 throw HTTPError(.conflict, message: "version \(version) of \(key) is not the latest (\(current.version))")
             }
             let change = IncomingChange(
-                key: key, changeID: request.query("ccid") ?? Secrets.randomHex(), clientID: try clientID(request),
+                key: key, changeID: request.query("ccid") ?? Secrets.randomHex(), clientID: try request.clientID(),
                 operation: .remove, sourceVersion: version, editTime: nil)
             let event = try await services.buckets.apply(change, to: scope, by: identity.author)
             return .empty(headers: [.simperiumVersion: String(event.change.endVersion)])
@@ -106,12 +106,5 @@ struct ObjectRoutes<Context: RequestContext> {
         _ = try BucketOptions(json: options)
         try await services.setOptions(appID: identity.appID, bucket: bucket, options: options)
         return .json(.object(options))
-    }
-
-    /// `?clientid=`, checked; "http" without one.
-    private func clientID(_ request: Request) throws -> String {
-        guard let id = request.query("clientid") else { return "http" }
-        guard ClientIdentifier.isValid(id) else { throw HTTPError(.badRequest, message: "clientid must be \(ClientIdentifier.rule)") }
-        return id
     }
 }

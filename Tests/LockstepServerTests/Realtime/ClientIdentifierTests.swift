@@ -16,6 +16,9 @@ struct ClientIdentifierTests {
         let refused = try await user.request("POST", "note/i/n1?clientid=\(Self.tooLong)", body: ["a": 1])
         #expect(refused.status == 400 && refused.text.contains("clientid must be 1 to 256 bytes"), "\(refused)")
         #expect(try await user.request("GET", "note/i/n1").status == 404, "nothing was stored")
+        let batch: JSONValue = [["id": "n2", "ccid": "b-1", "o": "M", "v": addingDiff(["a": 1])]]
+        #expect(try await user.request("POST", "note/changes?clientid=\(Self.tooLong)", body: batch).status == 400)
+        #expect(try await user.request("GET", "note/i/n2").status == 404, "nothing was stored")
         let longest = String(repeating: "c", count: ClientIdentifier.maximumBytes)
         #expect(try await user.request("POST", "note/i/n1?clientid=\(longest)", body: ["a": 1]).status == 200)
     }
