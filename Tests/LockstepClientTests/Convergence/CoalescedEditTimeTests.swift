@@ -13,13 +13,8 @@ import Testing
 struct CoalescedEditTimeTests {
     @Test("a member set offline does not win over a later write because the device edited another member after it")
     func laterEditOfAnotherMemberDoesNotDateAnEarlierOne() async throws {
-        let server = try await TestServer.start()
-        let token = try await server.createUser()
-        let stores = [temporaryStore(), temporaryStore()]
-        defer { stores.forEach(removeStore) }
-        let times = [ManualEditTimes(1_000), ManualEditTimes(1_000)]
-        let clients = try (0..<2).map { try server.client(store: stores[$0], token: token, transport: .socket, editTimes: times[$0]) }
-        let items = try clients.map { try $0.bucket("items") }
+        let devices = try await TwoDevices.start(bucket: "items")
+        let (server, token, times, clients, items) = (devices.server, devices.token, devices.times, devices.clients, devices.buckets)
         for client in clients { await client.sync.start() }
         try await items[0].put("box", ["status": "listed", "note": ""])
         try await eventually("the box reaches the second device") { try items[1].get("box") != nil }
@@ -39,8 +34,7 @@ struct CoalescedEditTimeTests {
         let onServer = try #require(try await server.objects("items", token: token)["box"])
         #expect(onServer == ["status": "loaded", "note": "heavy"])
         try await eventually("both devices hold what the server holds") { try items.allSatisfy { try $0.get("box") == onServer } }
-        for client in clients { await client.close() }
-        await server.stop()
+        await devices.stop()
     }
 
     /// Seed 1002 on two PostgreSQL nodes, once edits of other members queued changes of their

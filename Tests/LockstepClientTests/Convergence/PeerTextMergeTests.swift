@@ -15,13 +15,8 @@ struct PeerTextMergeTests {
 
     @Test("an insert acknowledged by the server survives a concurrent insert that arrives through a peer")
     func peersMergeConcurrentTextEdits() async throws {
-        let server = try await TestServer.start()
-        let token = try await server.createUser()
-        let stores = [temporaryStore(), temporaryStore()]
-        defer { stores.forEach(removeStore) }
-        let times = [ManualEditTimes(1_000), ManualEditTimes(1_000)]
-        let clients = try (0..<2).map { try server.client(store: stores[$0], token: token, transport: .socket, editTimes: times[$0]) }
-        let notes = try clients.map { try $0.bucket(Self.bucket) }
+        let devices = try await TwoDevices.start(bucket: Self.bucket)
+        let (server, token, times, clients, notes) = (devices.server, devices.token, devices.times, devices.clients, devices.buckets)
         for client in clients { await client.sync.start() }
         for client in clients { try await PeerSync(client: client, bucket: Self.bucket, transport: PipeTransport()).prepare() }
         try await notes[0].put("note", ["text": ""])
@@ -56,7 +51,6 @@ struct PeerTextMergeTests {
         #expect(text.contains("[t27]"))
         #expect(text.contains("[t15]"), "the insert the server acknowledged is lost: \"\(text)\"")
         #expect(text.count == "[t15][t27]".count, "each insert lands once: \"\(text)\"")
-        for client in clients { await client.close() }
-        await server.stop()
+        await devices.stop()
     }
 }

@@ -13,13 +13,8 @@ import Testing
 struct RemovedAlreadyTests {
     @Test("a removal made offline wins over an earlier set that follows an earlier removal of the same member")
     func laterRemovalSurvivesAnEarlierRemovalAndSet() async throws {
-        let server = try await TestServer.start()
-        let token = try await server.createUser()
-        let stores = [temporaryStore(), temporaryStore()]
-        defer { stores.forEach(removeStore) }
-        let times = [ManualEditTimes(1_000), ManualEditTimes(1_000)]
-        let clients = try (0..<2).map { try server.client(store: stores[$0], token: token, transport: .socket, editTimes: times[$0]) }
-        let items = try clients.map { try $0.bucket("items") }
+        let devices = try await TwoDevices.start(bucket: "items")
+        let (server, token, times, clients, items) = (devices.server, devices.token, devices.times, devices.clients, devices.buckets)
         for client in clients { await client.sync.start() }
         try await items[0].put("box", ["tags": [1], "n": 1])
         try await eventually("the box reaches the second device") { try items[1].get("box") != nil }
@@ -42,7 +37,6 @@ struct RemovedAlreadyTests {
             return try items.allSatisfy { try $0.get("box") == onServer }
         }
         #expect(try await server.objects("items", token: token)["box"] == ["n": 1], "the removal stamped 53 is the latest edit of tags")
-        for client in clients { await client.close() }
-        await server.stop()
+        await devices.stop()
     }
 }
