@@ -1,0 +1,1 @@
+../../../Sources/LockstepServer/Buckets/ClientIdentifier.swift
