@@ -169,17 +169,19 @@ public struct SpaceService: Sendable {
     /// other server shares. A check that fails ends the channels it could not check: they
     /// open again on a fresh check.
     public func catchUp(appID: String, spaceID: String) async {
-        guard store.spacesAreShared, !channels.unverified(in: spaceID, before: .max).isEmpty else { return }
+        guard store.spacesAreShared else { return }
+        let open = channels.unverified(in: spaceID, before: .max)
+        guard !open.isEmpty else { return }
         do {
             guard let epoch = try await store.spaceMembershipEpoch(appID: appID, spaceID: spaceID) else {
-                for opened in channels.unverified(in: spaceID, before: .max) { enforce(opened.revocation(.deleted, epoch: nil)) }
+                for opened in open { enforce(opened.revocation(.deleted, epoch: nil)) }
                 return
             }
             for opened in channels.unverified(in: spaceID, before: epoch) where try await recheck(opened) {
                 channels.verified(opened, at: epoch)
             }
         } catch {
-            for opened in channels.unverified(in: spaceID, before: .max) {
+            for opened in open {
                 channels.revoke(
                     appID: opened.appID, space: opened.space, userID: opened.userID,
                     reason: "your membership of space \(opened.space) could not be checked: open the channel again", before: .max)

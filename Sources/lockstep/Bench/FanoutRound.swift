@@ -39,28 +39,74 @@ struct FanoutRound: Sendable {
     func run() async throws -> Result {
         try await target.shareBucket(bucket)
         let sent = SendTimes()
-        let clients = try await connectSubscribers(sent: sent)
+        let clients = try await Self.connectSubscribers(subscribers, url: target.socketURL, sent: sent) { number in
+            initialization(clientID: "subscriber-\(number)")
+        }
         let writer = try await BenchSocket.open(url: target.socketURL, initialization: initialization(clientID: "writer")) { _ in }
         let started = ContinuousClock.now
         for number in 0..<writes {
             try await Task.sleep(until: started + .seconds(Double(number) / writesPerSecond), clock: .continuous)
             let ccid = "\(bucket)-\(number)"
-            let change: JSONValue = ["id": .string("o\(number)"), "ccid": .string(ccid), "o": "M", "v": ["n": ["o": "+", "v": .integer(Int64(number))]]]
             sent.record(ccid)
-            try await writer.send("0:c:\(change)")
+            try await writer.send("0:c:\(Self.change(number, ccid: ccid))")
         }
-        // Every broadcast should arrive; give stragglers a while.
-        let expected = writes * subscribers
+        return try await Self.collect(clients, writers: [writer], writes: writes, expected: writes * subscribers, started: started)
+    }
+
+    /// A benchmark client listening on channel 0, and the deliveries it measured.
+    typealias Subscriber = (socket: BenchSocket, received: Deliveries)
+
+    /// The change numbered `number`: a new object `o<number>`.
+    static func change(_ number: Int, ccid: String) -> JSONValue {
+        ["id": .string("o\(number)"), "ccid": .string(ccid), "o": "M", "v": ["n": ["o": "+", "v": .integer(Int64(number))]]]
+    }
+
+    /// Connects `count` subscribers a hundred at a time (a burst of thousands would overflow
+    /// the listen backlog), each authorized before the round starts with the `N:init:` message
+    /// `initialization(number)`, each timing the changes `sent` records as they arrive.
+    static func connectSubscribers(
+        _ count: Int, url: String, sent: SendTimes, initialization: @escaping @Sendable (Int) -> String
+    ) async throws -> [Subscriber] {
+        var clients: [Subscriber] = []
+        while clients.count < count {
+            let first = clients.count
+            clients += try await withThrowingTaskGroup(of: Subscriber.self) { group in
+                for number in first..<min(first + 100, count) {
+                    group.addTask {
+                        let received = Deliveries()
+                        let socket = try await BenchSocket.open(url: url, initialization: initialization(number)) { message in
+                            guard message.hasPrefix("0:c:[") else { return }
+                            let now = ContinuousClock.now
+                            for ccid in changeIDs(in: message) {
+                                if let time = sent.time(of: ccid) { received.record(now - time) }
+                            }
+                        }
+                        return (socket, received)
+                    }
+                }
+                var opened: [Subscriber] = []
+                for try await client in group { opened.append(client) }
+                return opened
+            }
+        }
+        return clients
+    }
+
+    /// Waits for the `expected` deliveries (stragglers get 30 s), closes every socket, and
+    /// returns what the subscribers measured from `started`.
+    static func collect(
+        _ subscribers: [Subscriber], writers: [BenchSocket], writes: Int, expected: Int, started: ContinuousClock.Instant
+    ) async throws -> Result {
         let deadline = ContinuousClock.now + .seconds(30)
-        while clients.reduce(0, { $0 + $1.received.deliveries }) < expected && ContinuousClock.now < deadline {
+        while subscribers.reduce(0, { $0 + $1.received.deliveries }) < expected && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        let samples = clients.map(\.received)
+        let samples = subscribers.map(\.received)
         let last = samples.compactMap(\.lastDelivery).max() ?? started
-        await writer.close()
-        for client in clients { await client.socket.close() }
+        for writer in writers { await writer.close() }
+        for subscriber in subscribers { await subscriber.socket.close() }
         return Result(
-            subscribers: subscribers, writes: writes, deliveries: samples.reduce(0) { $0 + $1.deliveries },
+            subscribers: subscribers.count, writes: writes, deliveries: samples.reduce(0) { $0 + $1.deliveries },
             latencies: samples.flatMap(\.latencies).sorted(), elapsed: last - started)
     }
 
@@ -70,37 +116,6 @@ struct FanoutRound: Sendable {
             "name": .string(bucket), "token": .string(target.token), "clientid": .string(clientID), "api": "1.1", "cmd": "i::::1000",
         ]
         return "0:init:\(fields)"
-    }
-
-    /// Connects the subscribers a hundred at a time (a burst of thousands would overflow the
-    /// listen backlog), each authorized before the round starts.
-    private func connectSubscribers(sent: SendTimes) async throws -> [(socket: BenchSocket, received: Deliveries)] {
-        var clients: [(socket: BenchSocket, received: Deliveries)] = []
-        while clients.count < subscribers {
-            let batch = min(100, subscribers - clients.count)
-            let first = clients.count
-            clients += try await withThrowingTaskGroup(of: (BenchSocket, Deliveries).self) { group in
-                for number in first..<(first + batch) {
-                    group.addTask {
-                        let received = Deliveries()
-                        let socket = try await BenchSocket.open(
-                            url: target.socketURL, initialization: initialization(clientID: "subscriber-\(number)")
-                        ) { message in
-                            guard message.hasPrefix("0:c:[") else { return }
-                            let now = ContinuousClock.now
-                            for ccid in Self.changeIDs(in: message) {
-                                if let time = sent.time(of: ccid) { received.record(now - time) }
-                            }
-                        }
-                        return (socket, received)
-                    }
-                }
-                var opened: [(socket: BenchSocket, received: Deliveries)] = []
-                for try await client in group { opened.append(client) }
-                return opened
-            }
-        }
-        return clients
     }
 
     /// The first ccid of each change in a `c:` message (the server may send several changes in

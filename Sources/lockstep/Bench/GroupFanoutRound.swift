@@ -29,29 +29,10 @@ struct GroupFanoutRound: Sendable {
     func run() async throws -> FanoutRound.Result {
         let buckets = try await makeBuckets()
         let sent = SendTimes()
-        var subscribers: [(socket: BenchSocket, received: Deliveries)] = []
-        // A hundred at a time: a burst of thousands would overflow the listen backlog.
         let pairs = buckets.indices.flatMap { group in memberTokens.indices.map { (group, $0) } }
-        for start in stride(from: 0, to: pairs.count, by: 100) {
-            subscribers += try await withThrowingTaskGroup(of: (BenchSocket, Deliveries).self) { taskGroup in
-                for (group, member) in pairs[start..<min(start + 100, pairs.count)] {
-                    taskGroup.addTask {
-                        let received = Deliveries()
-                        let initialization = Self.initialization(0, buckets[group], memberTokens[member], "s-\(group)-\(member)")
-                        let socket = try await BenchSocket.open(url: target.socketURL, initialization: initialization) { message in
-                            guard message.hasPrefix("0:c:[") else { return }
-                            let now = ContinuousClock.now
-                            for ccid in FanoutRound.changeIDs(in: message) {
-                                if let time = sent.time(of: ccid) { received.record(now - time) }
-                            }
-                        }
-                        return (socket, received)
-                    }
-                }
-                var opened: [(socket: BenchSocket, received: Deliveries)] = []
-                for try await client in taskGroup { opened.append(client) }
-                return opened
-            }
+        let subscribers = try await FanoutRound.connectSubscribers(pairs.count, url: target.socketURL, sent: sent) { [memberTokens] number in
+            let (group, member) = pairs[number]
+            return Self.initialization(0, buckets[group], memberTokens[member], "s-\(group)-\(member)")
         }
         // One writer socket per hundred groups: a connection opens at most 100 channels.
         var writers: [BenchSocket] = []
@@ -67,22 +48,11 @@ struct GroupFanoutRound: Sendable {
             try await Task.sleep(until: started + .seconds(Double(number) / writesPerSecond), clock: .continuous)
             let group = number % buckets.count
             let ccid = "\(kind.rawValue)-\(number)"
-            let change: JSONValue = ["id": .string("o\(number)"), "ccid": .string(ccid), "o": "M", "v": ["n": ["o": "+", "v": .integer(Int64(number))]]]
             sent.record(ccid)
-            try await writers[group / 100].send("\(group % 100):c:\(change)")
+            try await writers[group / 100].send("\(group % 100):c:\(FanoutRound.change(number, ccid: ccid))")
         }
-        let expected = writes * memberTokens.count
-        let deadline = ContinuousClock.now + .seconds(30)
-        while subscribers.reduce(0, { $0 + $1.received.deliveries }) < expected && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let samples = subscribers.map(\.received)
-        let last = samples.compactMap(\.lastDelivery).max() ?? started
-        for writer in writers { await writer.close() }
-        for subscriber in subscribers { await subscriber.socket.close() }
-        return FanoutRound.Result(
-            subscribers: subscribers.count, writes: writes, deliveries: samples.reduce(0) { $0 + $1.deliveries },
-            latencies: samples.flatMap(\.latencies).sorted(), elapsed: last - started)
+        return try await FanoutRound.collect(
+            subscribers, writers: writers, writes: writes, expected: writes * memberTokens.count, started: started)
     }
 
     /// The groups' bucket names, made ready: shared, or spaces with every member a writer.
