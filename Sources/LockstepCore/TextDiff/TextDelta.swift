@@ -21,18 +21,18 @@ public enum TextDelta {
     /// - Throws: ``TextDeltaError`` if the delta is malformed or was made from a text of a
     ///   different length.
     public static func apply(_ delta: String, to text: String) throws(TextDeltaError) -> String {
-        String(scalarValues: try TextDiff.target(of: delta, appliedTo: text.scalarValues))
+        try apply(CollectionOfOne(delta), to: text)
     }
 
     /// Applies deltas one after the other, each to the text the one before it made.
     ///
     /// - Throws: ``TextDeltaError`` as soon as one delta does not fit the text it meets.
     public static func apply(_ deltas: some Sequence<String>, to text: String) throws(TextDeltaError) -> String {
-        var scalars = text.scalarValues
+        var edited = EditedText(text)
         for delta in deltas {
-            scalars = try TextDiff.target(of: delta, appliedTo: scalars)
+            try edited.apply(delta)
         }
-        return String(scalarValues: scalars)
+        return edited.text
     }
 
     /// Rebases a delta over a concurrent one: `delta` and `other` were both made against

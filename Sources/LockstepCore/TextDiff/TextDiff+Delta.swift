@@ -32,30 +32,9 @@ extension TextDiff {
     ///   UTF-8, if the counts do not add up to the UTF-16 length of `source`, or if a count
     ///   ends in the middle of a surrogate pair.
     public init(delta: String, source: String) throws(TextDeltaError) {
-        var edits: [TextEdit] = []
-        try Self.read(delta, against: source.scalarValues) { operation, scalars in
-            edits.append(TextEdit(operation, scalars: scalars))
-        }
-        self.init(edits)
-    }
-
-    /// The text a delta makes of `source`, built straight from the delta's runs: no edits, no
-    /// `String`s in between. Applying a long run of deltas to one text (a rebase over a
-    /// thousand edits) keeps the text as scalars from the first delta to the last.
-    static func target(of delta: String, appliedTo source: [UInt32]) throws(TextDeltaError) -> [UInt32] {
-        var target: [UInt32] = []
-        target.reserveCapacity(source.count)
-        try read(delta, against: source) { operation, scalars in
-            if operation != .delete { target += scalars }
-        }
-        return target
-    }
-
-    /// Walks a delta's runs over the source they cover, in order; empty runs are skipped.
-    private static func read(
-        _ delta: String, against sourceScalars: [UInt32], _ visit: (TextEdit.Operation, ArraySlice<UInt32>) -> Void
-    ) throws(TextDeltaError) {
         let tokens = try DeltaToken.parse(delta)
+
+        let sourceScalars = source.scalarValues
         let sourceLength = sourceScalars.utf16Count
         // Saturating, so that absurd counts report a mismatch instead of overflowing.
         let deltaLength = tokens.reduce(0) { total, token in
@@ -66,13 +45,15 @@ extension TextDiff {
             throw TextDeltaError(.lengthMismatch(deltaLength: deltaLength, sourceLength: sourceLength))
         }
 
+        var edits: [TextEdit] = []
+        edits.reserveCapacity(tokens.count)
         var scalarIndex = 0
         var utf16Offset = 0
         for token in tokens {
             switch token {
             case .insert(let scalars):
                 if !scalars.isEmpty {
-                    visit(.insert, scalars[...])
+                    edits.append(TextEdit(.insert, scalars: scalars))
                 }
             case .keep(let count), .delete(let count):
                 // Counts add up to the source length, so the source cannot run out here.
@@ -88,15 +69,16 @@ extension TextDiff {
                 utf16Offset += count
                 if count > 0 {
                     let operation: TextEdit.Operation = if case .keep = token { .equal } else { .delete }
-                    visit(operation, sourceScalars[start ..< scalarIndex])
+                    edits.append(TextEdit(operation, scalars: sourceScalars[start ..< scalarIndex]))
                 }
             }
         }
+        self.init(edits)
     }
 }
 
 /// One token of a delta.
-private enum DeltaToken {
+enum DeltaToken {
     case keep(Int)
     case delete(Int)
     case insert([UInt32])
