@@ -16,13 +16,6 @@ import LockstepCore
 ///   connections of this node.
 struct AdminRoutes<Context: RequestContext> {
     let services: LockstepServices
-    /// When this server's routes were made: its start, for the uptime.
-    let startedAt: Int64
-
-    init(services: LockstepServices) {
-        self.services = services
-        startedAt = services.clock.now()
-    }
 
     func add(to router: Router<Context>) {
         let group = router.group("/1/{app}/__admin__")
@@ -39,19 +32,7 @@ struct AdminRoutes<Context: RequestContext> {
     }
 
     private func stats(_ request: Request, _ context: Context) async throws -> Response {
-        let app = try await admin(request, context)
-        let summary = try await services.store.consoleSummary(appID: app)
-        let now = services.clock.now()
-        let connections = services.connections.openConnections.filter { $0.appID == app }.count
-        return .json([
-            "version": .string(LockstepVersion.current),
-            "now": .integer(now / 1_000_000), "startedAt": .integer(startedAt / 1_000_000),
-            "uptimeSeconds": .integer((now - startedAt) / 1_000_000_000),
-            "connections": .integer(Int64(connections)),
-            "store": ["kind": .string(summary.kind), "nodes": .array(summary.nodes.map(JSONValue.string)), "node": .string(services.store.nodeID)],
-            "users": .integer(Int64(summary.users)), "changes": .integer(summary.changes),
-            "timedStore": .bool(services.releases != nil),
-        ])
+        .json(try await AdminReports(services: services).stats(appID: try await admin(request, context)))
     }
 
     private func users(_ request: Request, _ context: Context) async throws -> Response {
@@ -129,30 +110,6 @@ struct AdminRoutes<Context: RequestContext> {
     }
 
     private func presence(_ request: Request, _ context: Context) async throws -> Response {
-        let app = try await admin(request, context)
-        let claims = try await services.store.presenceClaims(appID: app)
-        var presenceBuckets: [JSONValue] = []
-        for name in Set(try await services.store.consoleBuckets(appID: app).map(\.name)).sorted() {
-            if let mode = try await services.options(appID: app, bucket: name).presence {
-                presenceBuckets.append(["name": .string(name), "presence": .string(mode.rawValue)])
-            }
-        }
-        let connections = services.connections.openConnections.filter { $0.appID == app }
-        return .json([
-            "buckets": .array(presenceBuckets),
-            "claims": .array(claims.map { claim in
-                [
-                    "bucket": .string(claim.scope.bucket), "owner": .string(claim.scope.ownerKey), "id": .string(claim.key),
-                    "holder": .string(claim.holder.description), "node": .string(claim.nodeID),
-                ]
-            }),
-            "connections": .array(connections.map { info in
-                [
-                    "id": .string(info.id.description), "holder": .string("connection:\(info.id.rawValue)"),
-                    "address": info.remoteAddress.map(JSONValue.string) ?? .null, "openedAt": .integer(info.openedAt / 1_000_000),
-                ]
-            }),
-            "node": .string(services.store.nodeID),
-        ])
+        .json(try await AdminReports(services: services).presence(appID: try await admin(request, context)))
     }
 }
