@@ -13,7 +13,9 @@ import LockstepCore
 /// - `GET buckets`: every bucket of every owner, with object counts and options;
 /// - `GET objects/{bucket}?owner=&prefix=&after=&limit=`: a bucket's objects by key;
 /// - `GET presence`: the presence buckets, who holds each presence object, and the open
-///   connections of this node.
+///   connections of this node;
+/// - `GET versions/{bucket}/{id}?owner=&before=&limit=`: an object's retained versions, newest
+///   first, a page at a time (``versions(_:_:)``).
 struct AdminRoutes<Context: RequestContext> {
     let services: LockstepServices
 
@@ -25,9 +27,10 @@ struct AdminRoutes<Context: RequestContext> {
         group.get("buckets") { request, context in try await buckets(request, context) }
         group.get("objects/{bucket}") { request, context in try await objects(request, context) }
         group.get("presence") { request, context in try await presence(request, context) }
+        group.get("versions/{bucket}/{id}") { request, context in try await versions(request, context) }
     }
 
-    private func admin(_ request: Request, _ context: Context) async throws -> String {
+    func admin(_ request: Request, _ context: Context) async throws -> String {
         try await services.requireAdmin(request, app: try context.parameters.require("app")).appID
     }
 
