@@ -13,19 +13,22 @@ import Synchronization
 /// ← 0:stats:{…GET __admin__/stats…}     now, then whenever the app takes a change on any
 ///                                       node or a connection opens or closes
 /// → 0:presence
-/// ← 0:presence:{…GET __admin__/presence…}  now, then at each claim or release, connection,
-///                                       and change to a presence bucket
+/// ← 0:presence:{…GET __admin__/presence…}  now, then at each claim or release on this node,
+///                                       connection, and a second after a change to a presence
+///                                       bucket (another node's claims)
 /// ```
 ///
 /// A feed reads its report again when a ``ConsoleSignal`` says it may have moved, at most once
 /// per ``pace``: a burst of changes costs one read per pace, and the last state always goes out.
 final class AdminChannel: Sendable {
     static let name = "__admin__"
-    /// The shortest time between two reports of a feed.
-    static let pace: Duration = .milliseconds(250)
-    /// How long after a change to a presence bucket the presence report is read once more: the
-    /// node that took the change records its claim just after (``PresenceService``), and
-    /// another node's claims raise no signal here.
+    /// The shortest time between two reports of a feed, and so the longest a change waits to
+    /// be reported after the report before it: a busy app costs a console ten small reads a
+    /// second at most.
+    static let pace: Duration = .milliseconds(100)
+    /// How long after a change to a presence bucket the presence report is read: the node that
+    /// took the change records its claim just after it (``PresenceService``). This node's claims
+    /// raise a signal of their own at once; another node's raise none here, and show then.
     static let claimSettling: Duration = .seconds(1)
 
     enum Topic: String, Sendable {
@@ -75,8 +78,8 @@ final class AdminChannel: Sendable {
             case (.stats, .change), (.stats, .connection), (.presence, .connection), (.presence, .claims):
                 mover.yield()
             case (.presence, .change(let bucket)):
+                // Not read at once: a claim follows its change, and this node's raise `.claims`.
                 guard let bucket, seen.buckets.withLock({ $0.contains(bucket) }) else { return }
-                mover.yield()
                 guard seen.settling.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
                 Task {
                     try? await Task.sleep(for: Self.claimSettling)
