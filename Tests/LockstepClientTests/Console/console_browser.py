@@ -102,6 +102,31 @@ def go(driver, hash_path):
     driver.execute_script("location.hash = arguments[0]", hash_path)
 
 
+def requests_to(driver, fragment):
+    """How many requests the page made whose URL holds `fragment` (the browser's resource timing)."""
+    return driver.execute_script(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes(arguments[0])).length", fragment)
+
+
+DEVICE = """
+const [url, token, bucket, key, done] = arguments;
+const socket = new WebSocket(url);
+window.__devices = (window.__devices || []).concat([socket]);
+socket.onopen = () => socket.send('0:init:' + JSON.stringify({name: bucket, token, clientid: 'device-' + key, api: '1.1'}));
+socket.onmessage = (event) => {
+  if (!String(event.data).startsWith('0:auth:')) return;
+  socket.send('0:c:' + JSON.stringify({clientid: 'device-' + key, id: key, o: 'M', v: {here: {o: '+', v: true}}, ccid: 'ccid-' + key}));
+  done(performance.timeOrigin + performance.now());
+};
+"""
+
+
+def device_claims(driver, token, bucket, key):
+    """A second streaming connection, made in the page, that creates `key` in presence bucket `bucket`."""
+    url = BASE.replace("http://", "ws://") + f"/sock/1/{APP}/websocket"
+    return driver.execute_async_script(DEVICE, url, token, bucket, key)
+
+
 # Scenarios
 
 
@@ -244,6 +269,50 @@ def scenario_clock(driver):
     check(abs(offset - 1500) <= bound + 0.2, f"offset {offset} ± {bound} does not cover 1500 ms")
     check(find(driver, "svg.chart polyline") is not None, "no chart of the offset")
     shot(driver, "clock")
+
+
+def scenario_overview(driver):
+    check(http("POST", f"/1/{APP}/__options__/i/events", {"shared": True})[0] == 200, "could not share bucket events")
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "[data-changes]"), "the overview shows no change count")
+    asked = requests_to(driver, "__admin__/stats")
+    for attempt in range(3):
+        before = int(find(driver, "[data-changes]").get_attribute("data-changes"))
+        started = time.monotonic()
+        check(http("POST", f"/1/{APP}/events/i/o{attempt}", {"n": attempt})[0] == 200, "the HTTP write failed")
+        wait(driver, lambda d: int(find(d, "[data-changes]").get_attribute("data-changes")) == before + 1,
+             f"the overview's change count did not move from {before}", seconds=5)
+        elapsed = time.monotonic() - started
+        print(f"overview change count moved {elapsed * 1000:.0f} ms after the write")
+        check(elapsed < 1.0, f"the overview took {elapsed:.3f} s to count the write")
+    wait(driver, lambda d: find(d, "svg.chart polyline"), "no chart of changes per second")
+    # Live through the socket, not by asking: no stats request since the first (sign-in's).
+    time.sleep(3)
+    check(requests_to(driver, "__admin__/stats") == asked, f"the overview asked for the stats again: {requests_to(driver, '__admin__/stats')} requests, {asked} before")
+    print(f"admin stats requests over HTTP: {asked} (signing in), none while the overview was shown")
+    shot(driver, "overview-live")
+
+
+def scenario_presence(driver):
+    check(http("POST", f"/1/{APP}/__options__/i/lobby", {"shared": True, "presence": "client"})[0] == 200, "could not make lobby")
+    status, _, grant = http("POST", f"/1/{APP}/token", {"username": "player@example.com"})
+    check(status == 200, f"no token: {status}")
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+    go(driver, "#/presence")
+    wait(driver, lambda d: "open streaming connection" in d.find_element(By.TAG_NAME, "main").text, "the presence view shows no report")
+    for key in ("ann", "bob"):
+        sent = device_claims(driver, grant["access_token"], "lobby", key)
+        shown = wait(driver, lambda d: find(d, f"[data-presence-bucket=lobby] tr[data-claim={key}]") and
+                     driver.execute_script("return performance.timeOrigin + performance.now()"), f"the claim of {key} did not appear", seconds=5)
+        print(f"presence claim {key} shown {shown - sent:.0f} ms after it was sent")
+        check(shown - sent < 1000, f"the claim of {key} took {shown - sent:.0f} ms to show")
+    shot(driver, "presence-live")
+    # Its connection closes: the claim goes, live too.
+    driver.execute_script("window.__devices[0].close()")
+    wait(driver, lambda d: find(d, "[data-presence-bucket=lobby] tr[data-claim=ann]") is None, "the released claim stayed", seconds=5)
+    check(find(driver, "[data-presence-bucket=lobby] tr[data-claim=bob]") is not None, "the other claim went too")
+    check(requests_to(driver, "__admin__/presence") == 0, "the presence view asked over HTTP")
 
 
 def scenario_views(driver):
