@@ -242,6 +242,7 @@ def scenario_store(driver):
         time.sleep(0.05)
     check(find(driver, selector) is None, f"slot {entry['slot']} shows its item before {entry['start']}")
     shot(driver, "before-release")
+    asked = requests_to(driver, "/keys/latest")
     while time.time() * 1000 < entry["start"] - 150:
         check(find(driver, selector) is None, f"slot {entry['slot']} shows its item before {entry['start']}")
         time.sleep(0.02)
@@ -252,6 +253,9 @@ def scenario_store(driver):
     check(late >= 0, f"the page opened the item {-late} ms before its release")
     check(late < 1000, f"the page opened the item {late} ms after its release")
     check(shown.get_attribute("data-item"), "the opened slot names no item")
+    # The key came pushed on the socket at its second, not asked for over HTTP (only on opening).
+    check(asked <= 1, f"the page asked for the newest key {asked} times on opening")
+    check(requests_to(driver, "/keys/latest") == asked, f"the page asked for keys over HTTP {requests_to(driver, '/keys/latest') - asked} times after opening")
     shot(driver, "after-release")
 
 
