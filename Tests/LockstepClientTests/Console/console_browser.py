@@ -205,6 +205,23 @@ def scenario_objects(driver):
         driver.find_element(By.ID, "save-object").click()
         wait(driver, lambda d: "refused the change (413)" in d.find_element(By.ID, "edit-message").text, "a refused edit did not show the server's answer")
         shot(driver, "refused")
+        # A long history: 20 versions in one request, then the older ones, paged.
+        for n in range(25):
+            check(http("POST", f"/1/{APP}/notes/i/list", {"n": n})[0] == 200, "could not write list")
+        # Listed live; opened once its last version is in (each change of the open object redraws it).
+        wait(driver, lambda d: find(d, "tr[data-key=list] td.version") and find(d, "tr[data-key=list] td.version").text == "25",
+             "list is not listed at version 25")
+        asked = requests_to(driver, "__admin__/versions")
+        find(driver, "tr[data-key=list] button").click()
+        options = lambda d: len(d.find_elements(By.CSS_SELECTOR, "select[aria-label='Compare from version'] option"))
+        wait(driver, lambda d: options(d) == 20, "the history does not show the newest 20 versions")
+        check(requests_to(driver, "__admin__/versions") == asked + 1, f"{requests_to(driver, '__admin__/versions') - asked} requests for 20 versions")
+        driver.find_element(By.ID, "older-versions").click()
+        wait(driver, lambda d: options(d) == 25, "the older versions did not load")
+        check(requests_to(driver, "__admin__/versions") == asked + 2, "the older versions took more than one request")
+        check(not driver.find_element(By.ID, "older-versions").is_displayed(), "older versions are offered past the first")
+        check(requests_to(driver, "/v/") == 0, "the history read versions one by one")
+        shot(driver, "history-paged")
     finally:
         tail.kill()
 
