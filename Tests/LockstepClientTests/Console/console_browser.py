@@ -274,6 +274,28 @@ def scenario_store(driver):
     check(asked <= 1, f"the page asked for the newest key {asked} times on opening")
     check(requests_to(driver, "/keys/latest") == asked, f"the page asked for keys over HTTP {requests_to(driver, '/keys/latest') - asked} times after opening")
     shot(driver, "after-release")
+    # A purchase shows in the list; coming back to the view reads on from where the list stopped.
+    status, _, grant = http("POST", f"/1/{APP}/token", {"username": "buyer@example.com"})
+    check(status == 200, f"no token: {status}")
+    bought = {"id": "p-console-1", "store": "main", "slot": entry["slot"], "start": entry["start"], "item": shown.get_attribute("data-item")}
+    status, _, answer = http("POST", f"/1/{APP}/purchase", bought, token=grant["access_token"])
+    check(status == 201, f"the purchase was refused: {status} {answer}")
+    wait(driver, lambda d: "buyer@example.com" in d.find_element(By.TAG_NAME, "main").text, "the purchase is not listed", seconds=5)
+    reads = lambda d: d.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('purchases/all'))")
+    go(driver, "#/overview")
+    wait(driver, lambda d: find(d, "[data-changes]"), "no overview")
+    go(driver, "#/store")
+    wait(driver, lambda d: find(d, ".grid[data-store=main]") and "buyer@example.com" in d.find_element(By.TAG_NAME, "main").text,
+         "the purchase is not listed on coming back")
+    status, _, answer = http("POST", f"/1/{APP}/purchase", {**bought, "id": "p-console-2"}, token=grant["access_token"])
+    check(status == 201, f"the second purchase was refused: {status} {answer}")
+    wait(driver, lambda d: d.find_element(By.TAG_NAME, "main").text.count("buyer@example.com") == 2, "the second purchase is not listed", seconds=5)
+    # Long polls show in the resource timing once answered: the one that brought the second purchase is.
+    wait(driver, lambda d: len(reads(d)) >= 2, "the purchase reads are not in the resource timing")
+    fromStart = [name for name in reads(driver) if "cv=" not in name]
+    check(len(fromStart) == 1, f"the purchases were read from the start {len(fromStart)} times: {reads(driver)}")
+    shot(driver, "purchases")
 
 
 def scenario_clock(driver):

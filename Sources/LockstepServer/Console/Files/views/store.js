@@ -6,12 +6,17 @@
 // down). Recent purchases follow the app-wide feed of the purchases bucket.
 import * as api from "../api.js";
 import * as clock from "../clock.js";
+import * as session from "../session.js";
 import { KeyRing, open, position } from "../releases.js";
 import { followReleases, openAdmin } from "../socket.js";
 import { fill, h, when } from "../dom.js";
 
 /** How late a key may be before the page asks for it over HTTP instead of waiting for its push. */
 const pushGraceMilliseconds = 1000;
+
+// The purchases read so far in each app, kept for as long as the tab: coming back to the view
+// reads on from where it stopped instead of the whole feed again.
+const purchasesByApp = new Map();
 
 export async function show(main) {
   let manifest;
@@ -157,22 +162,29 @@ export async function show(main) {
   }
 
   async function followPurchases() {
-    let cursor = null;
-    const recent = [];
+    const app = session.current().app;
+    if (!purchasesByApp.has(app)) purchasesByApp.set(app, { cursor: null, recent: [] });
+    const purchasesRead = purchasesByApp.get(app);
+    const recent = purchasesRead.recent;
+    const show = () => {
+      fill(purchases, recent.map((purchase) => h("tr", {},
+        h("td", {}, when(purchase.purchasedAt)), h("td", {}, purchase.buyer), h("td", {}, purchase.store),
+        h("td", {}, purchase.slot), h("td", {}, purchase.item))));
+      if (!recent.length) fill(purchases, h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No purchases yet.")));
+    };
+    if (purchasesRead.cursor) show();
     while (!stopped) {
       try {
         const query = new URLSearchParams({ data: "1", username: "1", batch: "200" });
-        if (cursor) query.set("cv", cursor);
+        if (purchasesRead.cursor) query.set("cv", purchasesRead.cursor);
         const changes = await api.get(`purchases/all?${query}`);
+        if (stopped) return;
         for (const change of changes) {
-          cursor = change.cv;
+          purchasesRead.cursor = change.cv;
           if (change.d) recent.unshift({ ...change.d, buyer: change.username ?? change.id.split("/")[0] });
         }
         recent.splice(20);
-        fill(purchases, recent.map((purchase) => h("tr", {},
-          h("td", {}, when(purchase.purchasedAt)), h("td", {}, purchase.buyer), h("td", {}, purchase.store),
-          h("td", {}, purchase.slot), h("td", {}, purchase.item))));
-        if (!recent.length) fill(purchases, h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No purchases yet.")));
+        show();
       } catch (error) {
         if (stopped) return;
         await new Promise((resolve) => setTimeout(resolve, 2000));
