@@ -396,6 +396,16 @@ def scenario_views(driver):
     wait(driver, lambda d: "lounge" in (find(d, "#object-json").get_attribute("value") if find(d, "#object-json") else ""),
          "the space's object does not open")
     shot(driver, "space-object")
+    # The space's bucket tailed by choosing it from the list, not by typing __job-1.items.
+    go(driver, "#/tail")
+    chooser = wait(driver, lambda d: find(d, "select.bucket-chooser"), "the tail offers no list of buckets")
+    choice = [o for o in chooser.find_elements(By.TAG_NAME, "option") if "space job-1" in o.text]
+    check(choice, "the space's bucket is not offered for the tail")
+    choice[0].click()
+    wait(driver, lambda d: find(d, "#tail[data-live]"), "the space's tail did not go live")
+    check(http("POST", f"/1/{APP}/__job-1.items/i/chair", {"room": "study"})[0] == 200, "could not write to the space")
+    wait(driver, lambda d: find(d, "#tail li[data-key=chair]"), "the space's change did not reach the tail", seconds=5)
+    shot(driver, "space-tail")
     go(driver, "#/presence")
     wait(driver, lambda d: find(d, "[data-presence-bucket=lobby]"), "the presence view does not list lobby")
     shot(driver, "presence")

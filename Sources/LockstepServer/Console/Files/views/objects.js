@@ -5,20 +5,18 @@ import * as api from "../api.js";
 import { openChannel, startFromNow } from "../socket.js";
 import { fill, h } from "../dom.js";
 import { lineDiff, objectDiff, pretty } from "../jsondiff.js";
+import { address, bucketChooser } from "./choose.js";
 
 export async function show(main, params) {
   const bucket = params.get("bucket") ?? "";
   const owner = params.get("owner") ?? "";
   const space = params.get("space") ?? "";
-  const chooser = await bucketChooser(bucket, owner);
+  const chooser = await bucketChooser("objects", bucket, owner);
   if (!bucket) {
     fill(main, h("h2", {}, "Objects"), chooser, h("p", { class: "muted" }, "Choose a bucket (or open one from Buckets)."));
     return;
   }
-  // A user's bucket is read as that user (X-Simperium-User); shared buckets have no owner.
-  // A space's bucket is read under the name its members use, __<space>.<bucket>, as the admin.
-  const user = owner && !owner.startsWith("space:") ? owner : undefined;
-  const name = owner.startsWith("space:") && space ? `__${space}.${bucket}` : bucket;
+  const { user, name } = address(bucket, owner, space);
   const path = (rest) => `${encodeURIComponent(name)}/${rest}`;
   const prefix = h("input", { type: "search", placeholder: "key begins with…", "aria-label": "Search objects by key prefix", spellcheck: "false" });
   const rows = h("tbody");
@@ -229,23 +227,4 @@ export async function show(main, params) {
   await load(true);
   const wanted = params.get("key");
   if (wanted) await select(wanted);
-}
-
-/** A form to open another bucket: its name and owner, offered from the bucket list. */
-async function bucketChooser(bucket, owner) {
-  const { buckets } = await api.get("__admin__/buckets");
-  const choices = buckets.filter((entry) => !entry.owner.startsWith("space:") || entry.ownerName);
-  const select = h("select", { "aria-label": "Bucket and owner" },
-    h("option", { value: "" }, "Choose a bucket…"),
-    choices.map((entry) => h("option", {
-      value: `${entry.name}\n${entry.owner}\n${entry.owner.startsWith("space:") ? entry.ownerName : ""}`,
-      selected: entry.name === bucket && entry.owner === owner,
-    }, `${entry.name} · ${entry.owner === "" ? "shared" : entry.owner.startsWith("space:") ? `space ${entry.ownerName}` : entry.ownerName || entry.owner} (${entry.objects})`)));
-  select.addEventListener("change", () => {
-    if (!select.value) return;
-    const [name, who, space] = select.value.split("\n");
-    const inSpace = space ? `&space=${encodeURIComponent(space)}` : "";
-    location.hash = `#/objects?bucket=${encodeURIComponent(name)}&owner=${encodeURIComponent(who)}${inSpace}`;
-  });
-  return h("div", { class: "row" }, select);
 }
