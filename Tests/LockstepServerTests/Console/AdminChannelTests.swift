@@ -100,4 +100,45 @@ struct AdminChannelTests {
             #expect(claims.isEmpty, "the claim outlived its connection: \(claims)")
         }
     }
+
+    /// Another node's changes and claims reach this node's console too: changes through the
+    /// relay's notices, claims by the presence report read a second after their change.
+    @Test func reportsAnotherNodesChangesAndClaims() async throws {
+        try await TwoNodes.with { one, two in
+            let options = try await one.server.request(
+                "POST", "/1/\(one.server.appID)/__options__/i/lobby", headers: ["X-Simperium-Token": one.server.app.adminToken],
+                body: ["shared": true, "presence": "client"])
+            #expect(options.status == 200)
+            let player = try await one.server.createUser()
+            // The lobby holds an object already, so the console knows it as a presence bucket.
+            #expect(try await player.request("POST", "lobby/i/sign", body: ["text": "welcome"]).status == 200)
+            let console = try await SocketTestClient.connect(to: one.server)
+            defer { Task { await console.close() } }
+            #expect(try await console.initialize(channel: 0, bucket: "__admin__", token: one.server.app.adminToken, follow: false) == "admin")
+            try await console.send("0:stats")
+            let before = try #require(try await console.json(after: "0:stats:")["changes"]?.integerValue)
+            try await console.send("0:presence")
+            _ = try await console.json(after: "0:presence:")
+
+            let written = ContinuousClock.now
+            #expect(try await two.request(player, "POST", "note/i/n1", body: ["n": 1]).status == 200)
+            var changes = before
+            while changes == before, let report = try? await console.json(after: "0:stats:", timeout: .seconds(3)) {
+                changes = report["changes"]?.integerValue ?? changes
+            }
+            #expect(changes == before + 1 && ContinuousClock.now - written < .seconds(1), "\(changes) after \(ContinuousClock.now - written)")
+
+            let device = try await SocketTestClient.connect(to: two.server, app: one.server.appID)
+            defer { Task { await device.close() } }
+            try await device.initialize(channel: 0, bucket: "lobby", token: player.token)
+            let claimed = ContinuousClock.now
+            try await device.send(#"0:c:{"clientid":"device","id":"me","o":"M","v":{"here":{"o":"+","v":true}},"ccid":"c1"}"#)
+            var claims: [JSONValue] = []
+            while claims.isEmpty, let report = try? await console.json(after: "0:presence:", timeout: .seconds(3)) {
+                claims = report["claims"]?.arrayValue ?? []
+            }
+            #expect(claims.map { $0["id"]?.stringValue } == ["me"] && claims.first?["node"]?.stringValue == two.store.nodeID, "\(claims)")
+            #expect(ContinuousClock.now - claimed < .seconds(2))
+        }
+    }
 }
