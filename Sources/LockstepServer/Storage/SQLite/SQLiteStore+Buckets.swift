@@ -116,6 +116,20 @@ extension SQLiteStore {
         }
     }
 
+    public func newestAppFeed(appID: String, bucket: String, limit: Int) async throws -> [AppFeedEntry] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                sql: """
+                    SELECT * FROM (
+                        SELECT * FROM changes WHERE app_id = ? AND bucket = ? ORDER BY app_sequence DESC LIMIT ?
+                    ) ORDER BY app_sequence
+                    """),
+                arguments: [appID, bucket, limit]
+            ).map { row in AppFeedEntry(ownerKey: row["owner"], appSequence: row["app_sequence"], change: try Self.change(row)) }
+        }
+    }
+
     // MARK: Rows
 
     static func bucketVersion(_ db: Database, _ scope: BucketScope) throws -> ChangeVersion? {
