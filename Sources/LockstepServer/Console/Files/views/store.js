@@ -14,9 +14,11 @@ import { fill, h, when } from "../dom.js";
 /** How late a key may be before the page asks for it over HTTP instead of waiting for its push. */
 const pushGraceMilliseconds = 1000;
 
-// The purchases read so far in each app, kept for as long as the tab: coming back to the view
-// reads on from where it stopped instead of the whole feed again.
+// The purchases read so far in each app, kept for as long as the tab: the first read takes the
+// newest 20 (/all?newest=), later ones follow on from the last one's cv, also when the view is
+// opened again, so the feed is never read from its start.
 const purchasesByApp = new Map();
+const purchasesShown = 20;
 
 export async function show(main) {
   let manifest;
@@ -163,7 +165,7 @@ export async function show(main) {
 
   async function followPurchases() {
     const app = session.current().app;
-    if (!purchasesByApp.has(app)) purchasesByApp.set(app, { cursor: null, recent: [] });
+    if (!purchasesByApp.has(app)) purchasesByApp.set(app, { started: false, cursor: null, recent: [] });
     const purchasesRead = purchasesByApp.get(app);
     const recent = purchasesRead.recent;
     const show = () => {
@@ -172,18 +174,20 @@ export async function show(main) {
         h("td", {}, purchase.slot), h("td", {}, purchase.item))));
       if (!recent.length) fill(purchases, h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No purchases yet.")));
     };
-    if (purchasesRead.cursor) show();
+    if (purchasesRead.started) show();
     while (!stopped) {
       try {
         const query = new URLSearchParams({ data: "1", username: "1", batch: "200" });
-        if (purchasesRead.cursor) query.set("cv", purchasesRead.cursor);
+        if (!purchasesRead.started) query.set("newest", String(purchasesShown));
+        else if (purchasesRead.cursor) query.set("cv", purchasesRead.cursor);
         const changes = await api.get(`purchases/all?${query}`);
         if (stopped) return;
+        purchasesRead.started = true;
         for (const change of changes) {
           purchasesRead.cursor = change.cv;
           if (change.d) recent.unshift({ ...change.d, buyer: change.username ?? change.id.split("/")[0] });
         }
-        recent.splice(20);
+        recent.splice(purchasesShown);
         show();
       } catch (error) {
         if (stopped) return;
