@@ -32,6 +32,7 @@ export async function show(main) {
   // the page's own clock, no request.
   function draw() {
     note.textContent = problem;
+    note.hidden = !problem;
     if (!stats) return fill(cards, h("p", { class: "muted" }, "Waiting for the server's report…"));
     const now = Date.now();
     while (arrivals.length && arrivals[0].at < now - minute * 1000) arrivals.shift();

@@ -7,7 +7,7 @@ import { fill, h, when } from "../dom.js";
 
 export async function show(main) {
   const body = h("div", {}, h("p", { class: "muted" }, "Waiting for the server's report…"));
-  const problem = h("p", { class: "error", role: "alert" });
+  const problem = h("p", { class: "error", role: "alert", hidden: true });
   fill(main, h("h2", {}, "Presence"), problem, body);
 
   function draw(presence) {
@@ -35,7 +35,10 @@ export async function show(main) {
   }
 
   await followReport("presence", (report) => {
-    problem.textContent = "";
+    problem.hidden = true;
     draw(report);
-  }, (text) => { problem.textContent = `The live report was refused: ${text}`; });
+  }, (text) => {
+    problem.textContent = `The live report was refused: ${text}`;
+    problem.hidden = false;
+  });
 }
