@@ -39,7 +39,7 @@ extension PostgresStore {
         else { return nil }
         return try await rows("""
             SELECT \(unescaped: Columns.change) FROM changes
-            WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND sequence > \(cursor.sequence)
+            WHERE bucket_id = \(bucketIDOf: scope) AND sequence > \(cursor.sequence)
             ORDER BY sequence LIMIT \(limit)
             """).map(Columns.change)
     }
@@ -64,7 +64,7 @@ extension PostgresStore {
             SELECT o.key, o.version, o.deleted, o.history_from, c.sequence, c.end_version, c.operation FROM objects o
             LEFT JOIN LATERAL (
                 SELECT sequence, end_version, operation FROM changes
-                WHERE app_id = o.app_id AND owner = o.owner AND bucket = o.bucket AND key = o.key AND sequence <= \(snapshot)
+                WHERE bucket_id = \(bucketIDOf: scope) AND key = o.key AND sequence <= \(snapshot)
                 ORDER BY sequence DESC LIMIT 1
             ) c ON true
             WHERE o.app_id = \(scope.appID) AND o.owner = \(scope.ownerKey) AND o.bucket = \(scope.bucket) AND o.sequence > \(snapshot)
@@ -148,7 +148,7 @@ extension PostgresStore {
     static func changeQuery(_ scope: BucketScope, changeID: String) -> PostgresQuery {
         """
         SELECT \(unescaped: Columns.change) FROM changes
-        WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND change_id = \(changeID)
+        WHERE bucket_id = \(bucketIDOf: scope) AND change_id = \(changeID)
         """
     }
 

@@ -39,14 +39,18 @@ extension PostgresStore {
             ]
         })
         try await Self.rows(connection, logger, """
-            INSERT INTO changes (app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
+            INSERT INTO changes (bucket_id, app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
                                  merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, origin)
-            SELECT app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
-                   merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, \(nodeID)
+            SELECT b.id, x.app_id, x.owner, x.bucket, x.sequence, x.key, x.operation, x.source_version, x.end_version, x.diff, x.intent,
+                   x.merged_without_base, x.client_id, x.change_id, x.edit_time, x.app_sequence, x.committed_at, \(nodeID)
             FROM json_to_recordset(\(changes.description)::json) AS x(
                 app_id text, owner text, bucket text, sequence bigint, key text, operation text, source_version bigint,
                 end_version bigint, diff text, intent text, merged_without_base boolean, client_id text, change_id text,
                 edit_time bigint, app_sequence bigint, committed_at bigint)
+            JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.bucket
+            -- In commit order, as accepted: a join may return them in any order, and rows that
+            -- reach an index out of order split its pages half full (the feed's indexes grew 1.5×).
+            ORDER BY x.app_sequence
             """)
 
         let snapshots = writes.accepted.filter(\.keepsSnapshot)
@@ -198,9 +202,10 @@ private struct PrefetchedReads: GroupReads {
             ]
         })
         for row in try await PostgresStore.rows(connection, logger, """
-            SELECT \(unescaped: Columns.change(of: "c")), c.app_id, c.owner, c.bucket FROM changes c
-            JOIN json_to_recordset(\(changeIDs.description)::json) AS x(app_id text, owner text, bucket text, change_id text)
-                ON c.app_id = x.app_id AND c.owner = x.owner AND c.bucket = x.bucket AND c.change_id = x.change_id
+            SELECT \(unescaped: Columns.change(of: "c")), c.app_id, c.owner, c.bucket
+            FROM json_to_recordset(\(changeIDs.description)::json) AS x(app_id text, owner text, bucket text, change_id text)
+            JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.bucket
+            JOIN changes c ON c.bucket_id = b.id AND c.change_id = x.change_id
             """)
         {
             let change = try Columns.change(row)

@@ -26,7 +26,7 @@ extension PostgresStore {
         let baseVersion = snapshot?.0 ?? 0
         let changes = try await rows(connection, logger, """
             SELECT \(unescaped: Columns.change) FROM changes
-            WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND key = \(address.key)
+            WHERE bucket_id = \(bucketIDOf: scope) AND key = \(address.key)
                 AND end_version > \(baseVersion) AND end_version <= \(last)
             ORDER BY end_version
             """).map(Columns.change)
@@ -67,7 +67,7 @@ extension PostgresStore {
         let (latest, historyFrom) = try object.decode((Int, Int).self)
         let oldestYoung = try await Self.rows(connection, logger, """
             SELECT MIN(end_version) FROM changes
-            WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND key = \(key)
+            WHERE bucket_id = \(bucketIDOf: scope) AND key = \(key)
                 AND committed_at >= \(policy.keepSince)
             """).first?.decode(Int?.self) ?? nil
         let oldestKept = policy.oldestKept(latest: latest, oldestYoung: oldestYoung)
@@ -81,7 +81,7 @@ extension PostgresStore {
         try await Self.rows(connection, logger, """
             WITH gone AS (
                 DELETE FROM changes
-                WHERE app_id = \(scope.appID) AND owner = \(scope.ownerKey) AND bucket = \(scope.bucket) AND key = \(key)
+                WHERE bucket_id = \(bucketIDOf: scope) AND key = \(key)
                     AND end_version < \(cut)
                 RETURNING sequence
             )

@@ -157,9 +157,13 @@ extension PostgresStore {
             try await connection.query("DELETE FROM spaces WHERE app_id = \(appID) AND id = \(spaceID)", logger: logger)
             // Buckets first: a commit locks its bucket's row before its objects, so deleting in
             // the same order never deadlocks with one.
-            for table in ["buckets", "objects", "snapshots", "changes", "presence_claims"] {
+            let buckets = try await connection.query("""
+                DELETE FROM buckets WHERE app_id = \(appID) AND owner = \(owner) RETURNING id
+                """, logger: logger).collect().map { try $0.decode(Int64.self) }
+            for table in ["objects", "snapshots", "presence_claims"] {
                 try await connection.query("DELETE FROM \(unescaped: table) WHERE app_id = \(appID) AND owner = \(owner)", logger: logger)
             }
+            try await connection.query("DELETE FROM changes WHERE bucket_id = ANY(\(buckets)::bigint[])", logger: logger)
             try await announce(SpaceRevocation(appID: appID, space: name, spaceID: spaceID, userID: nil, cause: .deleted, epoch: nil), connection)
             return .commit(members)
         }

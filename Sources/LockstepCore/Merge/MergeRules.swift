@@ -82,6 +82,17 @@ public enum MergeRules {
                 stepwiseUntil = collision.index + 1
                 continue
             }
+            if current.setsWholeValue, case .string(let text)? = value, let end = textRunEnd(in: applied, from: index) {
+                // A whole value meets a run of text edits: each is a collision that the edit
+                // stamps settle whole (``DiffOperation/transformed(over:base:winner:at:)``). The
+                // value stands, as a replace, if it is later than every edit of the run; else
+                // the first edit later than it takes it away.
+                guard applied[index..<end].allSatisfy({ winner(incoming: stamp, applied: $0.1) == .incoming }) else { return nil }
+                mine = if case .remove = current { .remove } else { .replace(try current.apply(to: value, at: path)!) }
+                value = .string(try textRun(in: applied, from: index, to: end, on: text, at: path))
+                index = end
+                continue
+            }
             let (theirs, theirStamp) = applied[index]
             let won = winner(incoming: stamp, applied: theirStamp)
             mine = try current.transformed(over: theirs, base: value, winner: won, at: path)
@@ -137,16 +148,9 @@ public enum MergeRules {
     private static func textRun(in applied: [(DiffOperation, EditStamp)], from start: Int, to end: Int, on text: String, at path: DiffPath)
         throws(DiffError) -> String
     {
-        var result = text
-        for index in start..<end {
-            guard case .text(let delta) = applied[index].0 else { continue }
-            do {
-                result = try TextDelta.apply(delta, to: result)
-            } catch {
-                throw DiffError(.badTextDelta, at: path, "text delta does not apply: \(error)")
-            }
-        }
-        return result
+        try apply(applied[start..<end].compactMap { operation, _ in
+            if case .text(let delta) = operation { delta } else { nil }
+        }, to: text, at: path)
     }
 
     /// Where a run of more than one text edit starting at `start` leaves `text`, and where the
@@ -154,16 +158,25 @@ public enum MergeRules {
     private static func textRun(in applied: [(DiffOperation, EditStamp)], from start: Int, on text: String, at path: DiffPath) throws(DiffError)
         -> (text: String, end: Int)?
     {
+        guard let end = textRunEnd(in: applied, from: start) else { return nil }
+        return (try textRun(in: applied, from: start, to: end, on: text, at: path), end)
+    }
+
+    /// Where a run of more than one text edit starting at `start` ends; `nil` when the
+    /// operation at `start` is not a text edit or is alone.
+    private static func textRunEnd(in applied: [(DiffOperation, EditStamp)], from start: Int) -> Int? {
         var end = start
-        var result = text
-        while end < applied.count, case .text(let delta) = applied[end].0 {
-            do {
-                result = try TextDelta.apply(delta, to: result)
-            } catch {
-                throw DiffError(.badTextDelta, at: path, "text delta does not apply: \(error)")
-            }
+        while end < applied.count, case .text = applied[end].0 {
             end += 1
         }
-        return end - start > 1 ? (result, end) : nil
+        return end - start > 1 ? end : nil
+    }
+
+    private static func apply(_ deltas: [String], to text: String, at path: DiffPath) throws(DiffError) -> String {
+        do {
+            return try TextDelta.apply(deltas, to: text)
+        } catch {
+            throw DiffError(.badTextDelta, at: path, "text delta does not apply: \(error)")
+        }
     }
 }

@@ -21,7 +21,18 @@ public enum TextDelta {
     /// - Throws: ``TextDeltaError`` if the delta is malformed or was made from a text of a
     ///   different length.
     public static func apply(_ delta: String, to text: String) throws(TextDeltaError) -> String {
-        try TextDiff(delta: delta, source: text).target
+        try apply(CollectionOfOne(delta), to: text)
+    }
+
+    /// Applies deltas one after the other, each to the text the one before it made.
+    ///
+    /// - Throws: ``TextDeltaError`` as soon as one delta does not fit the text it meets.
+    public static func apply(_ deltas: some Sequence<String>, to text: String) throws(TextDeltaError) -> String {
+        var edited = EditedText(text)
+        for delta in deltas {
+            try edited.apply(delta)
+        }
+        return edited.text
     }
 
     /// Rebases a delta over a concurrent one: `delta` and `other` were both made against

@@ -78,7 +78,7 @@ extension TextDiff {
 }
 
 /// One token of a delta.
-private enum DeltaToken {
+enum DeltaToken {
     case keep(Int)
     case delete(Int)
     case insert([UInt32])

@@ -37,6 +37,20 @@ struct TextDiffPropertyTests {
         }
     }
 
+    /// A run of deltas applied in place, with the length carried from one to the next, ends
+    /// where the deltas lead; and one that no longer fits (made from an older text) is refused
+    /// as when applied alone.
+    @Test func aRunOfDeltasGivesItsLastTarget() async {
+        await propertyCheck(input: RandomText.text.array(of: 2 ... 6)) { texts throws in
+            let deltas = zip(texts, texts.dropFirst()).map { TextDelta.make(from: $0, to: $1) }
+            #expect(try TextDelta.apply(deltas, to: texts[0]).scalars == texts.last!.scalars)
+            let stale = [deltas[0], deltas[0]]
+            let alone = Result { () throws(TextDeltaError) in try TextDelta.apply(deltas[0], to: texts[1]) }
+            let inRun = Result { () throws(TextDeltaError) in try TextDelta.apply(stale, to: texts[0]) }
+            #expect(inRun.map(\.scalars) == alone.map(\.scalars))
+        }
+    }
+
     @Test func deltaCountsAddUpToTheUTF16Length() async {
         await propertyCheck(input: RandomText.related) { texts throws in
             let (old, new) = texts

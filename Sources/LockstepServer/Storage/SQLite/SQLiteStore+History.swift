@@ -26,7 +26,8 @@ extension SQLiteStore {
         let changes = try Row.fetchAll(
             db.cachedStatement(
             sql: """
-                SELECT * FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND end_version > ? AND end_version <= ?
+                SELECT \(changeColumns) FROM changes
+                WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND end_version > ? AND end_version <= ?
                 ORDER BY end_version
                 """),
             arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, baseVersion, last]

@@ -75,6 +75,14 @@ enum RawBaseline {
             logger: Logger(label: "lockstep-bench"))
         defer { Task { try? await connection.close() } }
         let logger = Logger(label: "lockstep-bench")
+        // The buckets' rows, as a server's first commit to each makes them: changes name their
+        // bucket by its row's number.
+        let owners = JSONValue.array(Set(rows.map { [$0.app, $0.owner] }).map { .array($0.map(JSONValue.string)) }).description
+        try await connection.query("""
+            INSERT INTO buckets (app_id, owner, name, epoch, last_sequence)
+            SELECT x->>0, x->>1, 'bench', 1, 0 FROM json_array_elements(\(owners)::json) AS x
+            ON CONFLICT (app_id, owner, name) DO NOTHING
+            """, logger: logger)
         let started = ContinuousClock.now
         for chunk in stride(from: 0, to: rows.count, by: batch) {
             let part = rows[chunk..<min(chunk + batch, rows.count)]
@@ -86,10 +94,12 @@ enum RawBaseline {
             }).description
             try await connection.query("BEGIN", logger: logger)
             try await connection.query("""
-                INSERT INTO changes (app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff,
+                INSERT INTO changes (bucket_id, app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff,
                                      client_id, change_id, edit_time, app_sequence, committed_at, origin)
-                SELECT app_id, owner, 'bench', sequence, key, 'M', sequence - 1, sequence, data, 'raw', change_id, 0, 0, 0, 'raw'
+                SELECT b.id, x.app_id, x.owner, 'bench', x.sequence, x.key, 'M', x.sequence - 1, x.sequence, x.data, 'raw', x.change_id,
+                       0, 0, 0, 'raw'
                 FROM json_to_recordset(\(json)::json) AS x(app_id text, owner text, sequence bigint, key text, data text, change_id text)
+                JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = 'bench'
                 """, logger: logger)
             try await connection.query("""
                 INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
