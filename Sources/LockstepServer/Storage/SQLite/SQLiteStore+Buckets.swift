@@ -123,12 +123,13 @@ extension SQLiteStore {
             try Row.fetchAll(
                 db.cachedStatement(
                 sql: """
-                    SELECT * FROM (
-                        SELECT * FROM changes WHERE app_id = ? AND bucket = ? ORDER BY app_sequence DESC LIMIT ?
-                    ) ORDER BY app_sequence
+                    SELECT \(Self.changeColumns), owner, app_sequence FROM changes WHERE app_id = ? AND bucket = ?
+                    ORDER BY app_sequence DESC LIMIT ?
                     """),
                 arguments: [appID, bucket, limit]
-            ).map { row in AppFeedEntry(ownerKey: row["owner"], appSequence: row["app_sequence"], change: try Self.change(row)) }
+            ).map { row in
+                AppFeedEntry(ownerKey: row[Self.changeColumnCount], appSequence: row[Self.changeColumnCount + 1], change: try Self.change(row))
+            }.reversed()
         }
     }
 
