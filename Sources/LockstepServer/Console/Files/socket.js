@@ -9,8 +9,10 @@ let nextNumber = 0;
 const channels = new Map();
 let heartbeat = 0;
 let reconnectTimer = 0;
-// Who takes the server's `release:{…}` pushes, once a view asked for them (followReleases).
+// Who takes the server's `release:{…}` pushes, once a view asked for them (followReleases), and
+// who is told each time the socket subscribed (so as to catch up on what came before).
 let onRelease = null;
+let onSubscribed = null;
 
 /** Opens a channel on `bucket` (as `user`, for a user's bucket). `handlers.start(channel)` runs after each
  * successful auth (also after a reconnect) and asks for what the view needs (`cv:` or `i:`);
@@ -44,16 +46,24 @@ export function followReport(topic, onReport, onError) {
 }
 
 /** Asks the server to push each key release of the timed store (`release:`, also after a reconnect) to
- * `handler({store, epoch, index, key, time})`. The socket stays open through a channel: open one too. */
-export function followReleases(handler) {
+ * `handler({store, epoch, index, key, time})`; `subscribed()` runs each time it was asked, for the view
+ * to catch up on releases before then. The socket stays open through a channel: open one too. */
+export function followReleases(handler, subscribed = () => {}) {
   onRelease = handler;
-  if (socket?.readyState === WebSocket.OPEN) socket.send("release:");
+  onSubscribed = subscribed;
+  if (socket?.readyState === WebSocket.OPEN) subscribeToReleases();
+}
+
+function subscribeToReleases() {
+  socket.send("release:");
+  onSubscribed?.();
 }
 
 /** Closes every channel and the socket: a view that leaves calls this through its cleanup. */
 export function closeAll() {
   channels.clear();
   onRelease = null;
+  onSubscribed = null;
   clearTimeout(reconnectTimer);
   clearInterval(heartbeat);
   if (socket) {
@@ -147,7 +157,7 @@ function ensureSocket() {
     let count = 0;
     heartbeat = setInterval(() => socket?.readyState === WebSocket.OPEN && socket.send(`h:${count++}`), 20000);
     for (const channel of channels.values()) channel.init();
-    if (onRelease) socket.send("release:");
+    if (onRelease) subscribeToReleases();
   };
   socket.onmessage = (event) => dispatch(String(event.data));
   socket.onclose = () => {

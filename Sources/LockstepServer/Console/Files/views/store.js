@@ -197,7 +197,11 @@ export async function show(main) {
   }
 
   openAdmin();
-  followReleases((key) => released(key).catch((error) => { problem.textContent = `A pushed key did not check: ${error.message}`; }));
+  followReleases(
+    (key) => released(key).catch((error) => { problem.textContent = `A pushed key did not check: ${error.message}`; }),
+    // Subscribed (again): the newest key covers what was released before, for the stores whose
+    // window is here (a store's first window asks for it itself).
+    () => { for (const store of stores) if (store.anchors) fetchLatestKey(store).catch(() => {}); });
   loop();
   followPurchases();
   const calibrating = setInterval(() => clock.exchange().catch(() => {}), 5000);
