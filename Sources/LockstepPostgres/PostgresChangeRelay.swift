@@ -230,6 +230,7 @@ public final class PostgresChangeRelay: Service {
         case .next:
             if let change = note.change {
                 try await deliver(change)
+                hub.committed(appID: note.appID, bucket: change.scope.bucket)
             } else {
                 try await catchUp(note.appID, after: note.appSequence - 1, through: note.appSequence, &cursors)
             }
@@ -262,7 +263,10 @@ public final class PostgresChangeRelay: Service {
         var announced = 0
         while position < through {
             let batch = try await store.changesFromOtherNodes(appID: app, after: position, through: through, limit: Self.catchUpBatch)
-            for relayed in batch { hub.deliverLocally(relayed.event) }
+            for relayed in batch {
+                hub.deliverLocally(relayed.event)
+                hub.committed(appID: app, bucket: relayed.event.scope.bucket)
+            }
             announced += batch.count
             guard batch.count == Self.catchUpBatch, let last = batch.last else { break }
             position = last.appSequence

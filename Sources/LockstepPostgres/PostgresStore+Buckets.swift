@@ -109,6 +109,19 @@ extension PostgresStore {
         }
     }
 
+    public func newestAppFeed(appID: String, bucket: String, limit: Int) async throws -> [AppFeedEntry] {
+        try await rows("""
+            SELECT \(unescaped: Columns.change), owner, app_sequence FROM changes
+            WHERE app_id = \(appID) AND bucket = \(bucket)
+            ORDER BY app_sequence DESC LIMIT \(limit)
+            """).map { row in
+            let cells = row.makeRandomAccess()
+            return AppFeedEntry(
+                ownerKey: try cells[Columns.changeCount].decode(String.self), appSequence: try cells[Columns.changeCount + 1].decode(Int64.self),
+                change: try Columns.change(row))
+        }.reversed()
+    }
+
     // MARK: Helpers
 
     /// A bucket's change version, and the last feed position whose changes the pruner may have deleted.

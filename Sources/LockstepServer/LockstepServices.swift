@@ -32,6 +32,10 @@ public struct LockstepServices: Sendable {
     public var trustedProxies = TrustedProxies()
     /// Who may read `GET /metrics`, and where.
     public var metrics = MetricsAccess()
+    /// When these services were made (the server's start, for the console's uptime).
+    public let startedAt: Int64
+    /// What moves in each app, for the console's live views.
+    let consoleSignals: ConsoleSignals
 
     /// - Parameter blobDirectory: where blobs are kept (every node of a PostgreSQL deployment
     ///   must see the same directory); `nil` keeps none, and refuses every reference to one.
@@ -41,10 +45,14 @@ public struct LockstepServices: Sendable {
         self.clock = clock
         self.logger = logger
         self.hub = ChangeHub()
+        self.startedAt = clock.now()
         let optionsCache = BucketOptionsCache(store: store)
         self.optionsCache = optionsCache
         let connections = ConnectionRegistry()
         self.connections = connections
+        let consoleSignals = ConsoleSignals()
+        consoleSignals.follow(hub: hub, connections: connections)
+        self.consoleSignals = consoleSignals
         let tokenWatch = TokenWatch(store: store, connections: connections, clock: clock, limits: limits, logger: logger)
         self.tokenWatch = tokenWatch
         self.accounts = AccountService(
@@ -63,7 +71,8 @@ public struct LockstepServices: Sendable {
                 store: store, buckets: buckets,
                 options: { appID, bucket in try await optionsCache.options(appID: appID, bucket: bucket) },
                 clock: clock, logger: logger,
-                orphanSweepInterval: .seconds(max(0.5, limits.heartbeatTimeoutSeconds / 2))),
+                orphanSweepInterval: .seconds(max(0.5, limits.heartbeatTimeoutSeconds / 2)),
+                claimsChanged: { appID in consoleSignals.signal(appID, .claims) }),
             connections: connections)
     }
 

@@ -65,6 +65,7 @@ public final class ChangeHub: Sendable {
 
     private let state = Mutex(State())
     private let forwarders = Mutex<[@Sendable (ChangeEvent) -> Void]>([])
+    private let commitObservers = Mutex<[@Sendable (_ appID: String, _ bucket: String?) -> Void]>([])
 
     public init() {}
 
@@ -93,6 +94,21 @@ public final class ChangeHub: Sendable {
     public func publish(_ event: ChangeEvent) {
         deliverLocally(event)
         for forward in forwarders.withLock({ $0 }) { forward(event) }
+        committed(appID: event.scope.appID, bucket: event.scope.bucket)
+    }
+
+    /// Tells the commit observers that an app took a change: this node's (from ``publish(_:)``),
+    /// or another node's (the PostgreSQL relay calls this for every change it hears of, also
+    /// those of buckets nobody here listens to; `bucket` is `nil` when the notice did not say).
+    public func committed(appID: String, bucket: String?) {
+        for observe in commitObservers.withLock({ $0 }) { observe(appID, bucket) }
+    }
+
+    /// Adds a hook told of every change to any bucket of any app, on any node, without the
+    /// change itself: the console's live overview counts them so, with no subscription per
+    /// bucket. Like subscribers, it must only record or enqueue.
+    public func observeCommits(_ observer: @escaping @Sendable (_ appID: String, _ bucket: String?) -> Void) {
+        commitObservers.withLock { $0.append(observer) }
     }
 
     /// Announces a change that another node made, to local subscribers only.

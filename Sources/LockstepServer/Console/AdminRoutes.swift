@@ -13,16 +13,11 @@ import LockstepCore
 /// - `GET buckets`: every bucket of every owner, with object counts and options;
 /// - `GET objects/{bucket}?owner=&prefix=&after=&limit=`: a bucket's objects by key;
 /// - `GET presence`: the presence buckets, who holds each presence object, and the open
-///   connections of this node.
+///   connections of this node;
+/// - `GET versions/{bucket}/{id}?owner=&before=&limit=`: an object's retained versions, newest
+///   first, a page at a time (``versions(_:_:)``).
 struct AdminRoutes<Context: RequestContext> {
     let services: LockstepServices
-    /// When this server's routes were made: its start, for the uptime.
-    let startedAt: Int64
-
-    init(services: LockstepServices) {
-        self.services = services
-        startedAt = services.clock.now()
-    }
 
     func add(to router: Router<Context>) {
         let group = router.group("/1/{app}/__admin__")
@@ -32,26 +27,15 @@ struct AdminRoutes<Context: RequestContext> {
         group.get("buckets") { request, context in try await buckets(request, context) }
         group.get("objects/{bucket}") { request, context in try await objects(request, context) }
         group.get("presence") { request, context in try await presence(request, context) }
+        group.get("versions/{bucket}/{id}") { request, context in try await versions(request, context) }
     }
 
-    private func admin(_ request: Request, _ context: Context) async throws -> String {
+    func admin(_ request: Request, _ context: Context) async throws -> String {
         try await services.requireAdmin(request, app: try context.parameters.require("app")).appID
     }
 
     private func stats(_ request: Request, _ context: Context) async throws -> Response {
-        let app = try await admin(request, context)
-        let summary = try await services.store.consoleSummary(appID: app)
-        let now = services.clock.now()
-        let connections = services.connections.openConnections.filter { $0.appID == app }.count
-        return .json([
-            "version": .string(LockstepVersion.current),
-            "now": .integer(now / 1_000_000), "startedAt": .integer(startedAt / 1_000_000),
-            "uptimeSeconds": .integer((now - startedAt) / 1_000_000_000),
-            "connections": .integer(Int64(connections)),
-            "store": ["kind": .string(summary.kind), "nodes": .array(summary.nodes.map(JSONValue.string)), "node": .string(services.store.nodeID)],
-            "users": .integer(Int64(summary.users)), "changes": .integer(summary.changes),
-            "timedStore": .bool(services.releases != nil),
-        ])
+        .json(try await AdminReports(services: services).stats(appID: try await admin(request, context)))
     }
 
     private func users(_ request: Request, _ context: Context) async throws -> Response {
@@ -129,30 +113,6 @@ struct AdminRoutes<Context: RequestContext> {
     }
 
     private func presence(_ request: Request, _ context: Context) async throws -> Response {
-        let app = try await admin(request, context)
-        let claims = try await services.store.presenceClaims(appID: app)
-        var presenceBuckets: [JSONValue] = []
-        for name in Set(try await services.store.consoleBuckets(appID: app).map(\.name)).sorted() {
-            if let mode = try await services.options(appID: app, bucket: name).presence {
-                presenceBuckets.append(["name": .string(name), "presence": .string(mode.rawValue)])
-            }
-        }
-        let connections = services.connections.openConnections.filter { $0.appID == app }
-        return .json([
-            "buckets": .array(presenceBuckets),
-            "claims": .array(claims.map { claim in
-                [
-                    "bucket": .string(claim.scope.bucket), "owner": .string(claim.scope.ownerKey), "id": .string(claim.key),
-                    "holder": .string(claim.holder.description), "node": .string(claim.nodeID),
-                ]
-            }),
-            "connections": .array(connections.map { info in
-                [
-                    "id": .string(info.id.description), "holder": .string("connection:\(info.id.rawValue)"),
-                    "address": info.remoteAddress.map(JSONValue.string) ?? .null, "openedAt": .integer(info.openedAt / 1_000_000),
-                ]
-            }),
-            "node": .string(services.store.nodeID),
-        ])
+        .json(try await AdminReports(services: services).presence(appID: try await admin(request, context)))
     }
 }

@@ -103,11 +103,19 @@ struct FeedRoutes<Context: RequestContext> {
             cursor = parsed.sequence
         }
         let skipped = Set(request.uri.queryParameters.getAll("skip_clientid"))
-        let deadline = ContinuousClock.now + .seconds(services.limits.changesLongPollSeconds)
-        var entries = try await services.store.appFeed(appID: identity.appID, bucket: bucket, after: cursor, limit: limit)
-        while entries.isEmpty && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
+        var entries: [AppFeedEntry]
+        if let newest = try request.queryInteger("newest", range: 1...services.limits.maximumIndexPage) {
+            // Lockstep's: the last `newest` changes at once, for a reader that follows on from
+            // the last one's cv (the console's recent purchases), instead of the whole feed.
+            guard request.query("cv") == nil else { throw HTTPError(.badRequest, message: "newest reads the end of the feed: send it without cv") }
+            entries = try await services.store.newestAppFeed(appID: identity.appID, bucket: bucket, limit: newest)
+        } else {
+            let deadline = ContinuousClock.now + .seconds(services.limits.changesLongPollSeconds)
             entries = try await services.store.appFeed(appID: identity.appID, bucket: bucket, after: cursor, limit: limit)
+            while entries.isEmpty && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                entries = try await services.store.appFeed(appID: identity.appID, bucket: bucket, after: cursor, limit: limit)
+            }
         }
         if request.flag("most_recent") {
             // Only each object's latest change in this page.

@@ -38,6 +38,9 @@ public final class PresenceService: Service {
         var logger: Logger
         /// How often the claims of servers that are gone are looked for.
         var orphanSweepInterval: Duration
+        /// Told of each app whose claims this service recorded or released (the console's
+        /// presence view follows them live).
+        var claimsChanged: @Sendable (_ appID: String) -> Void = { _ in }
     }
 
     init(environment: PresenceEnvironment, connections: ConnectionRegistry) {
@@ -114,6 +117,7 @@ public final class PresenceService: Service {
             do {
                 try await services.store.insertPresenceClaim(claim)
                 book.claims[holder, default: []].insert(claim)
+                services.claimsChanged(claim.scope.appID)
             } catch {
                 services.logger.error("presence: recording \(claim.scope)/\(claim.key) failed: \(error)")
             }
@@ -184,6 +188,7 @@ public final class PresenceService: Service {
         } catch {
             services.logger.error("presence: forgetting \(claims.count) claims failed: \(error)")
         }
+        for appID in Set(claims.map(\.scope.appID)) { services.claimsChanged(appID) }
     }
 }
 

@@ -23,6 +23,7 @@ extension SocketDispatcher {
         if let appID = fields["app_id"]?.stringValue, appID != connection.info.appID {
             return refuseAuth(number, 400, "app_id \(appID) is not the app of this socket, \(connection.info.appID)")
         }
+        if bucket == AdminChannel.name { return await initializeAdmin(number, token: token) }
         var command: (name: String, payload: String?)?
         switch fields["cmd"] {
         case nil, .null?:
@@ -35,10 +36,7 @@ extension SocketDispatcher {
         default:
             return refuseAuth(number, 400, "init's cmd must be a string")
         }
-        if channels[number] == nil && channels.count >= limits.maximumChannelsPerConnection {
-            return refuseAuth(number, 400, "a connection may open at most \(limits.maximumChannelsPerConnection) channels")
-        }
-        channels.removeValue(forKey: number)?.close()
+        guard makeRoom(for: number) else { return }
 
         // Claimed before it is checked, so that a revocation after the check finds this socket.
         let tokenHash = Secrets.hash(token)
@@ -101,12 +99,25 @@ extension SocketDispatcher {
             pageSize: limits.defaultIndexPage, fail: { problem in connection.fail(problem) })
     }
 
-    private func failAuth(_ number: Int, _ error: any Error) {
+    /// Closes channel `number` if it is open, to open it anew; refuses the init when the
+    /// connection has as many channels as it may.
+    mutating func makeRoom(for number: Int) -> Bool {
+        let open = channels.count + adminChannels.count
+        if channels[number] == nil && adminChannels[number] == nil && open >= limits.maximumChannelsPerConnection {
+            refuseAuth(number, 400, "a connection may open at most \(limits.maximumChannelsPerConnection) channels")
+            return false
+        }
+        channels.removeValue(forKey: number)?.close()
+        adminChannels.removeValue(forKey: number)?.close()
+        return true
+    }
+
+    func failAuth(_ number: Int, _ error: any Error) {
         connection.logger.error("init of channel \(number) failed: \(error)")
         refuseAuth(number, 500, "the server could not authorize the channel; try again")
     }
 
-    private func refuseAuth(_ number: Int, _ code: Int, _ message: String) {
+    func refuseAuth(_ number: Int, _ code: Int, _ message: String) {
         send(SocketReply.channel(number, "auth", json: ["msg": .string(message), "code": .integer(Int64(code))]))
     }
 

@@ -11,6 +11,8 @@ struct SocketDispatcher {
     let connection: SocketConnection
     /// The initialized channels, by number.
     var channels: [Int: ChannelSession] = [:]
+    /// The console's channels (``AdminChannel``), by number: never a bucket's.
+    var adminChannels: [Int: AdminChannel] = [:]
 
     init(connection: SocketConnection) {
         self.connection = connection
@@ -56,6 +58,8 @@ struct SocketDispatcher {
     mutating func closeChannels() {
         for session in channels.values { session.close() }
         channels = [:]
+        for channel in adminChannels.values { channel.close() }
+        adminChannels = [:]
     }
 
     private mutating func handle(_ message: WebSocketMessage, receivedAt: Int64) async {
@@ -79,6 +83,8 @@ struct SocketDispatcher {
             break
         case .channel(let number, "init", let payload):
             await initialize(number, payload)
+        case .channel(let number, let command, _) where adminChannels[number] != nil:
+            runAdmin(command, on: adminChannels[number]!)
         case .channel(let number, let command, let payload):
             guard let session = channels[number] else {
                 return send(SocketReply.error(

@@ -81,6 +81,9 @@ public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore {
 
     /// Changes to a bucket name across all its owners, in commit order (`GET /all`, admin only).
     func appFeed(appID: String, bucket: String, after cursor: Int64, limit: Int) async throws -> [AppFeedEntry]
+    /// The last `limit` changes to a bucket name across all its owners, oldest first
+    /// (`GET /all?newest=`): where a reader that wants only what is recent starts.
+    func newestAppFeed(appID: String, bucket: String, limit: Int) async throws -> [AppFeedEntry]
 
     // MARK: Presence
 

@@ -3,8 +3,10 @@ import Testing
 
 /// The console in a real browser, each scenario against a server of its own: signing in (and a
 /// wrong token refused), an object browsed and edited in the page and received by a second
-/// client, an HTTP write in the live tail within a second, a timed-store item shown only from
-/// its release second, the clock's offset within its bar, and the other views. Screenshots go
+/// client (its history paged), an HTTP write in the live tail, on the overview's count and a
+/// presence claim each shown within a second through the socket with no request of its own, a
+/// timed-store item shown only from its release second (its key pushed), the clock's offset
+/// within its bar, and the other views (a space's bucket tailed from the list). Screenshots go
 /// to `.build/console-screenshots/`.
 @Suite(
     "Console in a browser", .serialized, .timeLimit(.minutes(2)),
@@ -17,6 +19,14 @@ struct ConsoleBrowserTests {
     @Test func editsAnObjectThatASecondClientReceives() async throws {
         // Objects of at most 400 bytes, so that the page meets a refusal too.
         try await run("objects", serverArguments: ["--max-object-bytes", "400"])
+    }
+
+    @Test func countsAnHTTPWriteOnTheOverviewWithinASecondWithoutAsking() async throws {
+        try await run("overview")
+    }
+
+    @Test func showsANewPresenceClaimWithinASecondWithoutAsking() async throws {
+        try await run("presence")
     }
 
     @Test func showsAnHTTPWriteInTheLiveTailWithinASecond() async throws {

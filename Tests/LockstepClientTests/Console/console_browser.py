@@ -102,6 +102,31 @@ def go(driver, hash_path):
     driver.execute_script("location.hash = arguments[0]", hash_path)
 
 
+def requests_to(driver, fragment):
+    """How many requests the page made whose URL holds `fragment` (the browser's resource timing)."""
+    return driver.execute_script(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes(arguments[0])).length", fragment)
+
+
+DEVICE = """
+const [url, token, bucket, key, done] = arguments;
+const socket = new WebSocket(url);
+window.__devices = (window.__devices || []).concat([socket]);
+socket.onopen = () => socket.send('0:init:' + JSON.stringify({name: bucket, token, clientid: 'device-' + key, api: '1.1'}));
+socket.onmessage = (event) => {
+  if (!String(event.data).startsWith('0:auth:')) return;
+  socket.send('0:c:' + JSON.stringify({clientid: 'device-' + key, id: key, o: 'M', v: {here: {o: '+', v: true}}, ccid: 'ccid-' + key}));
+  done(performance.timeOrigin + performance.now());
+};
+"""
+
+
+def device_claims(driver, token, bucket, key):
+    """A second streaming connection, made in the page, that creates `key` in presence bucket `bucket`."""
+    url = BASE.replace("http://", "ws://") + f"/sock/1/{APP}/websocket"
+    return driver.execute_async_script(DEVICE, url, token, bucket, key)
+
+
 # Scenarios
 
 
@@ -180,6 +205,23 @@ def scenario_objects(driver):
         driver.find_element(By.ID, "save-object").click()
         wait(driver, lambda d: "refused the change (413)" in d.find_element(By.ID, "edit-message").text, "a refused edit did not show the server's answer")
         shot(driver, "refused")
+        # A long history: 20 versions in one request, then the older ones, paged.
+        for n in range(25):
+            check(http("POST", f"/1/{APP}/notes/i/list", {"n": n})[0] == 200, "could not write list")
+        # Listed live; opened once its last version is in (each change of the open object redraws it).
+        wait(driver, lambda d: find(d, "tr[data-key=list] td.version") and find(d, "tr[data-key=list] td.version").text == "25",
+             "list is not listed at version 25")
+        asked = requests_to(driver, "__admin__/versions")
+        find(driver, "tr[data-key=list] button").click()
+        options = lambda d: len(d.find_elements(By.CSS_SELECTOR, "select[aria-label='Compare from version'] option"))
+        wait(driver, lambda d: options(d) == 20, "the history does not show the newest 20 versions")
+        check(requests_to(driver, "__admin__/versions") == asked + 1, f"{requests_to(driver, '__admin__/versions') - asked} requests for 20 versions")
+        driver.find_element(By.ID, "older-versions").click()
+        wait(driver, lambda d: options(d) == 25, "the older versions did not load")
+        check(requests_to(driver, "__admin__/versions") == asked + 2, "the older versions took more than one request")
+        check(not driver.find_element(By.ID, "older-versions").is_displayed(), "older versions are offered past the first")
+        check(requests_to(driver, "/v/") == 0, "the history read versions one by one")
+        shot(driver, "history-paged")
     finally:
         tail.kill()
 
@@ -217,6 +259,7 @@ def scenario_store(driver):
         time.sleep(0.05)
     check(find(driver, selector) is None, f"slot {entry['slot']} shows its item before {entry['start']}")
     shot(driver, "before-release")
+    asked = requests_to(driver, "/keys/latest")
     while time.time() * 1000 < entry["start"] - 150:
         check(find(driver, selector) is None, f"slot {entry['slot']} shows its item before {entry['start']}")
         time.sleep(0.02)
@@ -227,7 +270,34 @@ def scenario_store(driver):
     check(late >= 0, f"the page opened the item {-late} ms before its release")
     check(late < 1000, f"the page opened the item {late} ms after its release")
     check(shown.get_attribute("data-item"), "the opened slot names no item")
+    # The key came pushed on the socket at its second, not asked for over HTTP (only on opening).
+    check(requests_to(driver, "/keys/latest") == asked, f"the page asked for keys over HTTP {requests_to(driver, '/keys/latest') - asked} times after opening")
     shot(driver, "after-release")
+    # A purchase shows in the list; coming back to the view reads on from where the list stopped.
+    status, _, grant = http("POST", f"/1/{APP}/token", {"username": "buyer@example.com"})
+    check(status == 200, f"no token: {status}")
+    bought = {"id": "p-console-1", "store": "main", "slot": entry["slot"], "start": entry["start"], "item": shown.get_attribute("data-item")}
+    status, _, answer = http("POST", f"/1/{APP}/purchase", bought, token=grant["access_token"])
+    check(status == 201, f"the purchase was refused: {status} {answer}")
+    wait(driver, lambda d: "buyer@example.com" in d.find_element(By.TAG_NAME, "main").text, "the purchase is not listed", seconds=5)
+    reads = lambda d: d.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('purchases/all'))")
+    go(driver, "#/overview")
+    wait(driver, lambda d: find(d, "[data-changes]"), "no overview")
+    go(driver, "#/store")
+    wait(driver, lambda d: find(d, ".grid[data-store=main]") and "buyer@example.com" in d.find_element(By.TAG_NAME, "main").text,
+         "the purchase is not listed on coming back")
+    status, _, answer = http("POST", f"/1/{APP}/purchase", {**bought, "id": "p-console-2"}, token=grant["access_token"])
+    check(status == 201, f"the second purchase was refused: {status} {answer}")
+    wait(driver, lambda d: d.find_element(By.TAG_NAME, "main").text.count("buyer@example.com") == 2, "the second purchase is not listed", seconds=5)
+    # Long polls show in the resource timing once answered: the one that brought the second purchase is.
+    wait(driver, lambda d: len(reads(d)) >= 2, "the purchase reads are not in the resource timing")
+    # The first read takes the newest end of the feed; every later one follows on from a cv, but
+    # the one after an empty end (there was nothing before it: this scenario's first purchase).
+    newest = [name for name in reads(driver) if "newest=" in name]
+    fromStart = [name for name in reads(driver) if "cv=" not in name and "newest=" not in name]
+    check(len(newest) == 1 and len(fromStart) <= 1, f"the purchases were not read from the newest end on: {reads(driver)}")
+    shot(driver, "purchases")
 
 
 def scenario_clock(driver):
@@ -244,6 +314,50 @@ def scenario_clock(driver):
     check(abs(offset - 1500) <= bound + 0.2, f"offset {offset} ± {bound} does not cover 1500 ms")
     check(find(driver, "svg.chart polyline") is not None, "no chart of the offset")
     shot(driver, "clock")
+
+
+def scenario_overview(driver):
+    check(http("POST", f"/1/{APP}/__options__/i/events", {"shared": True})[0] == 200, "could not share bucket events")
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "[data-changes]"), "the overview shows no change count")
+    asked = requests_to(driver, "__admin__/stats")
+    for attempt in range(3):
+        before = int(find(driver, "[data-changes]").get_attribute("data-changes"))
+        started = time.monotonic()
+        check(http("POST", f"/1/{APP}/events/i/o{attempt}", {"n": attempt})[0] == 200, "the HTTP write failed")
+        wait(driver, lambda d: int(find(d, "[data-changes]").get_attribute("data-changes")) == before + 1,
+             f"the overview's change count did not move from {before}", seconds=5)
+        elapsed = time.monotonic() - started
+        print(f"overview change count moved {elapsed * 1000:.0f} ms after the write")
+        check(elapsed < 1.0, f"the overview took {elapsed:.3f} s to count the write")
+    wait(driver, lambda d: find(d, "svg.chart polyline"), "no chart of changes per second")
+    # Live through the socket, not by asking: no stats request since the first (sign-in's).
+    time.sleep(3)
+    check(requests_to(driver, "__admin__/stats") == asked, f"the overview asked for the stats again: {requests_to(driver, '__admin__/stats')} requests, {asked} before")
+    print(f"admin stats requests over HTTP: {asked} (signing in), none while the overview was shown")
+    shot(driver, "overview-live")
+
+
+def scenario_presence(driver):
+    check(http("POST", f"/1/{APP}/__options__/i/lobby", {"shared": True, "presence": "client"})[0] == 200, "could not make lobby")
+    status, _, grant = http("POST", f"/1/{APP}/token", {"username": "player@example.com"})
+    check(status == 200, f"no token: {status}")
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+    go(driver, "#/presence")
+    wait(driver, lambda d: "open streaming connection" in d.find_element(By.TAG_NAME, "main").text, "the presence view shows no report")
+    for key in ("ann", "bob"):
+        sent = device_claims(driver, grant["access_token"], "lobby", key)
+        shown = wait(driver, lambda d: find(d, f"[data-presence-bucket=lobby] tr[data-claim={key}]") and
+                     driver.execute_script("return performance.timeOrigin + performance.now()"), f"the claim of {key} did not appear", seconds=5)
+        print(f"presence claim {key} shown {shown - sent:.0f} ms after it was sent")
+        check(shown - sent < 1000, f"the claim of {key} took {shown - sent:.0f} ms to show")
+    shot(driver, "presence-live")
+    # Its connection closes: the claim goes, live too.
+    driver.execute_script("window.__devices[0].close()")
+    wait(driver, lambda d: find(d, "[data-presence-bucket=lobby] tr[data-claim=ann]") is None, "the released claim stayed", seconds=5)
+    check(find(driver, "[data-presence-bucket=lobby] tr[data-claim=bob]") is not None, "the other claim went too")
+    check(requests_to(driver, "__admin__/presence") == 0, "the presence view asked over HTTP")
 
 
 def scenario_views(driver):
@@ -284,6 +398,16 @@ def scenario_views(driver):
     wait(driver, lambda d: "lounge" in (find(d, "#object-json").get_attribute("value") if find(d, "#object-json") else ""),
          "the space's object does not open")
     shot(driver, "space-object")
+    # The space's bucket tailed by choosing it from the list, not by typing __job-1.items.
+    go(driver, "#/tail")
+    chooser = wait(driver, lambda d: find(d, "select.bucket-chooser"), "the tail offers no list of buckets")
+    choice = [o for o in chooser.find_elements(By.TAG_NAME, "option") if "space job-1" in o.text]
+    check(choice, "the space's bucket is not offered for the tail")
+    choice[0].click()
+    wait(driver, lambda d: find(d, "#tail[data-live]"), "the space's tail did not go live")
+    check(http("POST", f"/1/{APP}/__job-1.items/i/chair", {"room": "study"})[0] == 200, "could not write to the space")
+    wait(driver, lambda d: find(d, "#tail li[data-key=chair]"), "the space's change did not reach the tail", seconds=5)
+    shot(driver, "space-tail")
     go(driver, "#/presence")
     wait(driver, lambda d: find(d, "[data-presence-bucket=lobby]"), "the presence view does not list lobby")
     shot(driver, "presence")

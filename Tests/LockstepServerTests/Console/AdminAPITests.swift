@@ -80,12 +80,86 @@ struct AdminAPITests {
         }
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func pagesAnObjectsVersionsNewestFirst(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let server = try await TestServer.start(store: store)
+            defer { Task { await server.stop() } }
+            let admin = ["X-Simperium-Token": server.app.adminToken]
+            let app = "/1/\(server.appID)"
+            let ann = try await server.createUser("ann@example.com")
+            for n in 1...25 {
+                #expect(try await ann.request("POST", "notes/i/list", body: ["n": .integer(Int64(n))]).status == 200)
+            }
+            let first = try await server.request("GET", "\(app)/__admin__/versions/notes/list?owner=\(ann.userID)", headers: admin)
+            #expect(first.status == 200, "\(first)")
+            let page = first.json?["versions"]?.arrayValue ?? []
+            #expect(page.map { $0["v"]?.integerValue } == (6...25).reversed().map { Int64($0) })
+            // Each version's own data, rebuilt from the history.
+            #expect(page.allSatisfy { $0["data"]?["n"]?.integerValue == $0["v"]?.integerValue }, "\(page)")
+            #expect(first.json?["version"]?.integerValue == 25 && first.json?["before"]?.integerValue == 6)
+            let second = try await server.request("GET", "\(app)/__admin__/versions/notes/list?owner=\(ann.userID)&before=6&limit=100", headers: admin)
+            #expect(second.json?["versions"]?.arrayValue?.map { $0["v"]?.integerValue } == [5, 4, 3, 2, 1], "\(second)")
+            #expect(second.json?["before"] == nil)
+
+            // A removed object's history stops short of its removal, which has no data.
+            #expect(try await ann.request("DELETE", "notes/i/list").status == 200)
+            let removed = try await server.request("GET", "\(app)/__admin__/versions/notes/list?owner=\(ann.userID)&limit=2", headers: admin)
+            #expect(removed.json?["deleted"]?.boolValue == true && removed.json?["versions"]?.arrayValue?.map { $0["v"]?.integerValue } == [25], "\(removed)")
+
+            // Bad input: a clear 400; an object that is not there (another owner's name space): 404.
+            let badLimit = try await server.request("GET", "\(app)/__admin__/versions/notes/list?limit=101", headers: admin)
+            #expect(badLimit.status == 400 && badLimit.text.contains("limit must be an integer from 1 to 100"), "\(badLimit)")
+            let badKey = try await server.request("GET", "\(app)/__admin__/versions/notes/a~b", headers: admin)
+            #expect(badKey.status == 400 && badKey.text.contains("not a valid object id"), "\(badKey)")
+            let elsewhere = try await server.request("GET", "\(app)/__admin__/versions/notes/list", headers: admin)
+            #expect(elsewhere.status == 404 && elsewhere.text.contains("there is no object list"), "\(elsewhere)")
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func readsTheNewestEndOfABucketsFeedAcrossOwners(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let server = try await TestServer.start(store: store)
+            defer { Task { await server.stop() } }
+            let admin = ["X-Simperium-Token": server.app.adminToken]
+            let app = "/1/\(server.appID)"
+            let ann = try await server.createUser("ann@example.com")
+            let bob = try await server.createUser("bob@example.com")
+            for n in 1...4 {
+                #expect(try await ann.request("POST", "orders/i/a\(n)", body: ["n": .integer(Int64(n))]).status == 200)
+                #expect(try await bob.request("POST", "orders/i/b\(n)", body: ["n": .integer(Int64(n))]).status == 200)
+                #expect(try await ann.request("POST", "notes/i/x\(n)", body: ["n": .integer(Int64(n))]).status == 200)
+            }
+            // The last three of orders, whoever owns them, oldest first, with their data, at once.
+            let newest = try await server.request("GET", "\(app)/orders/all?newest=3&data=1&username=1", headers: admin)
+            #expect(newest.status == 200, "\(newest)")
+            let entries = newest.json?.arrayValue ?? []
+            #expect(entries.map { $0["id"]?.stringValue } == ["\(bob.userID)/b3", "\(ann.userID)/a4", "\(bob.userID)/b4"], "\(newest)")
+            #expect(entries.map { $0["d"]?["n"]?.integerValue } == [3, 4, 4])
+            #expect(entries.last?["username"]?.stringValue == "bob@example.com")
+            // Followed on from the last one's cv: only what came after.
+            let cursor = try #require(entries.last?["cv"]?.stringValue)
+            #expect(try await ann.request("POST", "orders/i/a5", body: ["n": 5]).status == 200)
+            let next = try await server.request("GET", "\(app)/orders/all?cv=\(cursor)", headers: admin)
+            #expect(next.json?.arrayValue?.map { $0["id"]?.stringValue } == ["\(ann.userID)/a5"], "\(next)")
+            // An empty feed answers at once; bad input is refused.
+            let empty = try await server.request("GET", "\(app)/nothing/all?newest=5", headers: admin)
+            #expect(empty.status == 200 && empty.json == [], "\(empty)")
+            let zero = try await server.request("GET", "\(app)/orders/all?newest=0", headers: admin)
+            #expect(zero.status == 400 && zero.text.contains("newest must be an integer"), "\(zero)")
+            let both = try await server.request("GET", "\(app)/orders/all?newest=2&cv=\(cursor)", headers: admin)
+            #expect(both.status == 400 && both.text.contains("without cv"), "\(both)")
+            #expect(try await ann.request("GET", "orders/all?newest=2").status == 403)
+        }
+    }
+
     @Test func onlyTheAdminTokenActingAsItselfIsServed() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let user = try await server.createUser()
         let app = "/1/\(server.appID)"
-        for path in ["stats", "users", "buckets", "objects/notes", "presence"] {
+        for path in ["stats", "users", "buckets", "objects/notes", "presence", "versions/notes/n1"] {
             let anonymous = try await server.request("GET", "\(app)/__admin__/\(path)")
             #expect(anonymous.status == 401, "\(path): \(anonymous)")
             let wrong = try await server.request("GET", "\(app)/__admin__/\(path)", headers: ["X-Simperium-Token": "nope"])

@@ -9,6 +9,10 @@ let nextNumber = 0;
 const channels = new Map();
 let heartbeat = 0;
 let reconnectTimer = 0;
+// Who takes the server's `release:{…}` pushes, once a view asked for them (followReleases), and
+// who is told each time the socket subscribed (so as to catch up on what came before).
+let onRelease = null;
+let onSubscribed = null;
 
 /** Opens a channel on `bucket` (as `user`, for a user's bucket). `handlers.start(channel)` runs after each
  * successful auth (also after a reconnect) and asks for what the view needs (`cv:` or `i:`);
@@ -21,9 +25,45 @@ export function openChannel(bucket, user, handlers) {
   return channel;
 }
 
+/** Opens the console's own channel (`__admin__`, for the admin token alone), on which the server pushes
+ * the reports a view asks for; with no report asked, it only keeps the socket open. */
+export function openAdmin(handlers = {}) {
+  return openChannel("__admin__", undefined, handlers);
+}
+
+/** Follows one report of the admin channel, `"stats"` or `"presence"`, which the server pushes whenever
+ * it moves: `onReport(report)` at each, `onError(text)` on a refusal. Resolves at the first of either,
+ * or after three seconds without (the view shows itself waiting; the report follows when it comes). */
+export function followReport(topic, onReport, onError) {
+  return new Promise((resolve) => {
+    openAdmin({
+      start: (channel) => channel.send(topic),
+      [topic]: (report) => { onReport(report); resolve(); },
+      error: (text) => { onError(text); resolve(); },
+    });
+    setTimeout(resolve, 3000);
+  });
+}
+
+/** Asks the server to push each key release of the timed store (`release:`, also after a reconnect) to
+ * `handler({store, epoch, index, key, time})`; `subscribed()` runs each time it was asked, for the view
+ * to catch up on releases before then. The socket stays open through a channel: open one too. */
+export function followReleases(handler, subscribed = () => {}) {
+  onRelease = handler;
+  onSubscribed = subscribed;
+  if (socket?.readyState === WebSocket.OPEN) subscribeToReleases();
+}
+
+function subscribeToReleases() {
+  socket.send("release:");
+  onSubscribed?.();
+}
+
 /** Closes every channel and the socket: a view that leaves calls this through its cleanup. */
 export function closeAll() {
   channels.clear();
+  onRelease = null;
+  onSubscribed = null;
   clearTimeout(reconnectTimer);
   clearInterval(heartbeat);
   if (socket) {
@@ -99,6 +139,10 @@ class Channel {
       this.handlers.index?.(page);
     } else if (command === "e") {
       this.handlers.entity?.(payload);
+    } else if (command === "stats" || command === "presence") {
+      this.handlers[command]?.(JSON.parse(payload));
+    } else if (command === "?") {
+      this.handlers.error?.(JSON.parse(payload).message);
     }
   }
 }
@@ -113,6 +157,7 @@ function ensureSocket() {
     let count = 0;
     heartbeat = setInterval(() => socket?.readyState === WebSocket.OPEN && socket.send(`h:${count++}`), 20000);
     for (const channel of channels.values()) channel.init();
+    if (onRelease) subscribeToReleases();
   };
   socket.onmessage = (event) => dispatch(String(event.data));
   socket.onclose = () => {
@@ -127,7 +172,8 @@ function ensureSocket() {
 function dispatch(text) {
   const first = text.indexOf(":");
   const head = text.slice(0, first);
-  if (!/^\d+$/.test(head)) return; // h:, t:, release: and connection errors: nothing for a channel
+  if (head === "release") return onRelease?.(JSON.parse(text.slice(first + 1)));
+  if (!/^\d+$/.test(head)) return; // h:, t: and connection errors: nothing for a channel
   const rest = text.slice(first + 1);
   const second = rest.indexOf(":");
   const command = second < 0 ? rest : rest.slice(0, second);

@@ -123,6 +123,21 @@ extension SQLiteStore {
         }
     }
 
+    public func newestAppFeed(appID: String, bucket: String, limit: Int) async throws -> [AppFeedEntry] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                sql: """
+                    SELECT \(Self.changeColumns), owner, app_sequence FROM changes WHERE app_id = ? AND bucket = ?
+                    ORDER BY app_sequence DESC LIMIT ?
+                    """),
+                arguments: [appID, bucket, limit]
+            ).map { row in
+                AppFeedEntry(ownerKey: row[Self.changeColumnCount], appSequence: row[Self.changeColumnCount + 1], change: try Self.change(row))
+            }.reversed()
+        }
+    }
+
     // MARK: Rows
 
     static func bucketVersion(_ db: Database, _ scope: BucketScope) throws -> ChangeVersion? {

@@ -5,20 +5,18 @@ import * as api from "../api.js";
 import { openChannel, startFromNow } from "../socket.js";
 import { fill, h } from "../dom.js";
 import { lineDiff, objectDiff, pretty } from "../jsondiff.js";
+import { address, bucketChooser } from "./choose.js";
 
 export async function show(main, params) {
   const bucket = params.get("bucket") ?? "";
   const owner = params.get("owner") ?? "";
   const space = params.get("space") ?? "";
-  const chooser = await bucketChooser(bucket, owner);
+  const chooser = await bucketChooser("objects", bucket, owner);
   if (!bucket) {
     fill(main, h("h2", {}, "Objects"), chooser, h("p", { class: "muted" }, "Choose a bucket (or open one from Buckets)."));
     return;
   }
-  // A user's bucket is read as that user (X-Simperium-User); shared buckets have no owner.
-  // A space's bucket is read under the name its members use, __<space>.<bucket>, as the admin.
-  const user = owner && !owner.startsWith("space:") ? owner : undefined;
-  const name = owner.startsWith("space:") && space ? `__${space}.${bucket}` : bucket;
+  const { user, name } = address(bucket, owner, space);
   const path = (rest) => `${encodeURIComponent(name)}/${rest}`;
   const prefix = h("input", { type: "search", placeholder: "key begins with…", "aria-label": "Search objects by key prefix", spellcheck: "false" });
   const rows = h("tbody");
@@ -116,7 +114,7 @@ export async function show(main, params) {
       editor,
       h("div", { class: "row" }, save, remove),
       message,
-      await history(key, version));
+      await history(key));
   }
 
   async function send(change, message) {
@@ -126,40 +124,72 @@ export async function show(main, params) {
     else fill(message, h("span", { class: "ok" }, `Saved: version ${answer.ev} (change ${change.ccid}).`));
   }
 
-  async function history(key, version) {
-    const first = Math.max(1, version - 19);
-    const versions = [];
-    for (let number = first; number <= version; number++) {
-      try {
-        versions.push([number, await api.get(path(`i/${encodeURIComponent(key)}/v/${number}`), { user })]);
-      } catch {
-        // pruned, or a removal's version: not retained
-      }
-    }
+  /** The object's retained versions, a page of 20 at a time from the newest (one request per page,
+   * __admin__/versions), any two compared as a jsondiff and as highlighted text. */
+  async function history(key) {
     const section = h("section", {}, h("h4", {}, "History"));
-    if (versions.length < 2) {
-      section.append(h("p", { class: "muted" }, versions.length ? "Only one version is retained." : "No earlier versions are retained."));
+    const versions = []; // [number, data], oldest first
+    let before = null;
+    const older = h("button", { type: "button", class: "quiet", id: "older-versions" }, "Older versions");
+    const pickers = h("div", { class: "row" });
+    const output = h("div");
+    const count = h("p", { class: "muted" });
+
+    async function loadPage() {
+      const query = new URLSearchParams({ owner, limit: "20" });
+      if (before) query.set("before", before);
+      const page = await api.get(`__admin__/versions/${encodeURIComponent(bucket)}/${encodeURIComponent(key)}?${query}`);
+      versions.unshift(...page.versions.map((entry) => [entry.v, entry.data]).reverse());
+      before = page.before ?? null;
+      older.hidden = !before;
+    }
+
+    function draw(fromIndex, toIndex) {
+      count.textContent = `${versions.length} version${versions.length === 1 ? "" : "s"} shown` + (before ? `; older ones are retained` : "");
+      if (versions.length < 2) {
+        fill(pickers);
+        fill(output, h("p", { class: "muted" }, versions.length ? "Only one version is retained." : "No earlier versions are retained."));
+        return;
+      }
+      const pick = (label, index) => h("select", { "aria-label": label },
+        versions.map(([number], position) => h("option", { value: position, selected: position === index }, `version ${number}`)));
+      const from = pick("Compare from version", fromIndex);
+      const to = pick("Compare to version", toIndex);
+      const compare = () => {
+        const a = versions[Number(from.value)][1];
+        const b = versions[Number(to.value)][1];
+        fill(output,
+          h("h5", {}, "jsondiff"),
+          h("pre", { class: "jsondiff" }, JSON.stringify(objectDiff(a, b), null, 2)),
+          h("h5", {}, "As text"),
+          h("pre", { class: "textdiff" }, lineDiff(pretty(a), pretty(b)).map(([kind, text]) =>
+            h("span", { class: `diff-line${kind === "+" ? " diff-add" : kind === "-" ? " diff-del" : ""}` }, `${kind} ${text}`))));
+      };
+      from.addEventListener("change", compare);
+      to.addEventListener("change", compare);
+      fill(pickers, from, "→", to);
+      compare();
+    }
+
+    older.addEventListener("click", async () => {
+      const added = versions.length;
+      try {
+        await loadPage();
+      } catch (error) {
+        return fill(output, h("p", { class: "error" }, error.message));
+      }
+      // The comparison stays on the versions it was on; they moved down by the page just added.
+      const [from, to] = [...pickers.querySelectorAll("select")].map((select) => Number(select.value) + versions.length - added);
+      draw(from ?? versions.length - 2, to ?? versions.length - 1);
+    });
+    try {
+      await loadPage();
+    } catch (error) {
+      section.append(h("p", { class: "error" }, error.message));
       return section;
     }
-    const pick = (label, index) => h("select", { "aria-label": label },
-      versions.map(([number], position) => h("option", { value: position, selected: position === index }, `version ${number}`)));
-    const from = pick("Compare from version", versions.length - 2);
-    const to = pick("Compare to version", versions.length - 1);
-    const output = h("div");
-    const compare = () => {
-      const a = versions[Number(from.value)][1];
-      const b = versions[Number(to.value)][1];
-      fill(output,
-        h("h5", {}, "jsondiff"),
-        h("pre", { class: "jsondiff" }, JSON.stringify(objectDiff(a, b), null, 2)),
-        h("h5", {}, "As text"),
-        h("pre", { class: "textdiff" }, lineDiff(pretty(a), pretty(b)).map(([kind, text]) =>
-          h("span", { class: `diff-line${kind === "+" ? " diff-add" : kind === "-" ? " diff-del" : ""}` }, `${kind} ${text}`))));
-    };
-    from.addEventListener("change", compare);
-    to.addEventListener("change", compare);
-    compare();
-    section.append(h("div", { class: "row" }, from, "→", to), output);
+    draw(versions.length - 2, versions.length - 1);
+    section.append(count, pickers, older, output);
     return section;
   }
 
@@ -197,23 +227,4 @@ export async function show(main, params) {
   await load(true);
   const wanted = params.get("key");
   if (wanted) await select(wanted);
-}
-
-/** A form to open another bucket: its name and owner, offered from the bucket list. */
-async function bucketChooser(bucket, owner) {
-  const { buckets } = await api.get("__admin__/buckets");
-  const choices = buckets.filter((entry) => !entry.owner.startsWith("space:") || entry.ownerName);
-  const select = h("select", { "aria-label": "Bucket and owner" },
-    h("option", { value: "" }, "Choose a bucket…"),
-    choices.map((entry) => h("option", {
-      value: `${entry.name}\n${entry.owner}\n${entry.owner.startsWith("space:") ? entry.ownerName : ""}`,
-      selected: entry.name === bucket && entry.owner === owner,
-    }, `${entry.name} · ${entry.owner === "" ? "shared" : entry.owner.startsWith("space:") ? `space ${entry.ownerName}` : entry.ownerName || entry.owner} (${entry.objects})`)));
-  select.addEventListener("change", () => {
-    if (!select.value) return;
-    const [name, who, space] = select.value.split("\n");
-    const inSpace = space ? `&space=${encodeURIComponent(space)}` : "";
-    location.hash = `#/objects?bucket=${encodeURIComponent(name)}&owner=${encodeURIComponent(who)}${inSpace}`;
-  });
-  return h("div", { class: "row" }, select);
 }

@@ -1,14 +1,16 @@
-// Presence: in each presence bucket, which connection (or user) holds each object, by node;
-// refreshed each second, with the open connections of this node.
-import * as api from "../api.js";
+// Presence: in each presence bucket, which connection (or user) holds each object, by node,
+// with the open connections of this node. Live on the console's admin channel: the server
+// pushes its presence report at each claim and release, connection, and change to a presence
+// bucket; nothing is asked on a timer.
+import { followReport } from "../socket.js";
 import { fill, h, when } from "../dom.js";
 
 export async function show(main) {
-  const body = h("div");
-  fill(main, h("h2", {}, "Presence"), body);
+  const body = h("div", {}, h("p", { class: "muted" }, "Waiting for the server's report…"));
+  const problem = h("p", { class: "error", role: "alert", hidden: true });
+  fill(main, h("h2", {}, "Presence"), problem, body);
 
-  async function refresh() {
-    const presence = await api.get("__admin__/presence");
+  function draw(presence) {
     const byBucket = new Map(presence.buckets.map((bucket) => [bucket.name, []]));
     for (const claim of presence.claims) (byBucket.get(claim.bucket) ?? byBucket.set(claim.bucket, []).get(claim.bucket)).push(claim);
     const open = new Map(presence.connections.map((connection) => [connection.holder, connection]));
@@ -21,7 +23,7 @@ export async function show(main) {
           h("thead", {}, h("tr", {}, ["Object", "Held by", "Connected from", "Node"].map((title) => h("th", {}, title)))),
           h("tbody", {}, claims.map((claim) => {
             const connection = open.get(claim.holder);
-            return h("tr", {},
+            return h("tr", { "data-claim": claim.id },
               h("td", { class: "mono" }, claim.id),
               h("td", {}, claim.holder),
               h("td", {}, connection ? `${connection.address ?? "?"} since ${when(connection.openedAt)}` : claim.node === presence.node ? "—" : "another node"),
@@ -32,7 +34,11 @@ export async function show(main) {
     fill(body, ...sections, h("p", { class: "muted" }, `${presence.connections.length} open streaming connection(s) on this node.`));
   }
 
-  await refresh();
-  const timer = setInterval(() => refresh().catch(() => {}), 1000);
-  return () => clearInterval(timer);
+  await followReport("presence", (report) => {
+    problem.hidden = true;
+    draw(report);
+  }, (text) => {
+    problem.textContent = `The live report was refused: ${text}`;
+    problem.hidden = false;
+  });
 }

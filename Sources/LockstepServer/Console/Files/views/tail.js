@@ -3,27 +3,28 @@
 import * as api from "../api.js";
 import { openChannel, startFromNow } from "../socket.js";
 import { fill, h } from "../dom.js";
+import { address, bucketChooser } from "./choose.js";
 
 const kept = 500;
 
 export async function show(main, params) {
   const bucket = params.get("bucket") ?? "";
   const owner = params.get("owner") ?? "";
-  const { buckets } = await api.get("__admin__/buckets");
-  const name = h("input", { value: bucket, placeholder: "bucket", "aria-label": "Bucket to tail", spellcheck: "false", list: "tail-buckets" });
-  const ownerInput = h("input", { value: owner, placeholder: "owner: empty for shared, else a user id", "aria-label": "Owner", spellcheck: "false" });
-  const choose = h("form", { class: "row" },
-    name, h("datalist", { id: "tail-buckets" }, [...new Set(buckets.map((entry) => entry.name))].map((value) => h("option", { value }))),
-    ownerInput, h("button", { type: "submit" }, "Tail"));
-  choose.addEventListener("submit", (event) => {
+  const space = params.get("space") ?? "";
+  const chooser = await bucketChooser("tail", bucket, owner);
+  // A bucket nobody wrote yet is not listed: it can be named.
+  const name = h("input", { value: owner ? "" : bucket, placeholder: "or name a shared bucket", "aria-label": "Shared bucket to tail", spellcheck: "false" });
+  const named = h("form", { class: "row" }, name, h("button", { type: "submit" }, "Tail"));
+  named.addEventListener("submit", (event) => {
     event.preventDefault();
-    location.hash = `#/tail?bucket=${encodeURIComponent(name.value.trim())}&owner=${encodeURIComponent(ownerInput.value.trim())}`;
+    location.hash = `#/tail?bucket=${encodeURIComponent(name.value.trim())}&owner=`;
   });
+  const choose = h("div", {}, chooser, named);
   if (!bucket) {
-    fill(main, h("h2", {}, "Live tail"), choose, h("p", { class: "muted" }, "Name a bucket to watch its changes as they land."));
+    fill(main, h("h2", {}, "Live tail"), choose, h("p", { class: "muted" }, "Choose a bucket to watch its changes as they land."));
     return;
   }
-  const user = owner || undefined;
+  const { user, name: wireName } = address(bucket, owner, space);
   const list = h("ul", { class: "tail", id: "tail", "aria-live": "off" });
   const filter = h("input", { type: "search", placeholder: "filter: key, client or diff text", "aria-label": "Filter changes" });
   const pause = h("button", { type: "button", class: "quiet", "aria-pressed": "false" }, "Pause");
@@ -67,8 +68,8 @@ export async function show(main, params) {
     [...list.children].forEach((item, index) => { item.hidden = !matches(entries[index]); });
   });
 
-  const index = await api.get(`${encodeURIComponent(bucket)}/index?limit=1`, { user });
-  openChannel(bucket, user, {
+  const index = await api.get(`${encodeURIComponent(wireName)}/index?limit=1`, { user });
+  openChannel(wireName, user, {
     start: (channel) => startFromNow(channel, index.current),
     changes(changes) {
       // The first answer (to cv:) says the channel is live.
@@ -82,6 +83,6 @@ export async function show(main, params) {
     error: (text) => { problem.textContent = `The channel was refused: ${text}`; },
   });
   fill(main,
-    h("h2", {}, `Live tail of ${bucket}`, h("small", { class: "muted" }, owner ? ` (owner ${owner})` : " (shared)")),
+    h("h2", {}, `Live tail of ${bucket}`, h("small", { class: "muted" }, space ? ` (space ${space})` : owner ? ` (owner ${owner})` : " (shared)")),
     choose, problem, h("div", { class: "row" }, filter, pause, state), list);
 }

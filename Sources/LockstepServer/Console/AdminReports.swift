@@ -1,0 +1,54 @@
+import LockstepCore
+
+/// The console's two live reports, the same whether read over HTTP (`GET __admin__/stats`,
+/// `GET __admin__/presence`) or pushed on the admin channel (``AdminChannel``): one builder,
+/// so the page reads one shape from either.
+struct AdminReports: Sendable {
+    let services: LockstepServices
+
+    /// Version, uptime, open streaming connections, the store and its nodes, and the app's
+    /// change count on every node (times in ms).
+    func stats(appID app: String) async throws -> JSONValue {
+        let summary = try await services.store.consoleSummary(appID: app)
+        let now = services.clock.now()
+        let connections = services.connections.openConnections.filter { $0.appID == app }.count
+        return [
+            "version": .string(LockstepVersion.current),
+            "now": .integer(now / 1_000_000), "startedAt": .integer(services.startedAt / 1_000_000),
+            "uptimeSeconds": .integer((now - services.startedAt) / 1_000_000_000),
+            "connections": .integer(Int64(connections)),
+            "store": ["kind": .string(summary.kind), "nodes": .array(summary.nodes.map(JSONValue.string)), "node": .string(services.store.nodeID)],
+            "users": .integer(Int64(summary.users)), "changes": .integer(summary.changes),
+            "timedStore": .bool(services.releases != nil),
+        ]
+    }
+
+    /// The presence buckets, who holds each presence object (on any node), and this node's
+    /// open connections.
+    func presence(appID app: String) async throws -> JSONValue {
+        let claims = try await services.store.presenceClaims(appID: app)
+        var presenceBuckets: [JSONValue] = []
+        for name in Set(try await services.store.consoleBuckets(appID: app).map(\.name)).sorted() {
+            if let mode = try await services.options(appID: app, bucket: name).presence {
+                presenceBuckets.append(["name": .string(name), "presence": .string(mode.rawValue)])
+            }
+        }
+        let connections = services.connections.openConnections.filter { $0.appID == app }
+        return [
+            "buckets": .array(presenceBuckets),
+            "claims": .array(claims.map { claim in
+                [
+                    "bucket": .string(claim.scope.bucket), "owner": .string(claim.scope.ownerKey), "id": .string(claim.key),
+                    "holder": .string(claim.holder.description), "node": .string(claim.nodeID),
+                ]
+            }),
+            "connections": .array(connections.map { info in
+                [
+                    "id": .string(info.id.description), "holder": .string("connection:\(info.id.rawValue)"),
+                    "address": info.remoteAddress.map(JSONValue.string) ?? .null, "openedAt": .integer(info.openedAt / 1_000_000),
+                ]
+            }),
+            "node": .string(services.store.nodeID),
+        ]
+    }
+}
