@@ -25,28 +25,27 @@ extension PostgresStore {
 
     private func persist(_ writes: GroupWrites, committedAt: Int64, _ connection: PostgresConnection) async throws {
         guard !writes.accepted.isEmpty else { return }
-        let changes = JSONValue.array(writes.accepted.map { accepted in
-            let change = accepted.change
-            return [
-                "app_id": .string(accepted.scope.appID), "owner": .string(accepted.scope.ownerKey), "bucket": .string(accepted.scope.bucket),
-                "sequence": .integer(change.sequence), "key": .string(change.key), "operation": .string(change.operation.rawValue),
-                "source_version": change.sourceVersion.map { .integer(Int64($0)) } ?? .null, "end_version": .integer(Int64(change.endVersion)),
-                "diff": StoredValueCoding.text(change.diff).map(JSONValue.string) ?? .null,
-                "intent": StoredValueCoding.text(change.intent).map(JSONValue.string) ?? .null,
-                "merged_without_base": .bool(change.mergedWithoutBase), "client_id": .string(change.clientID),
-                "change_id": .string(change.changeID), "edit_time": change.editTime.map(JSONValue.integer) ?? .null,
-                "app_sequence": .integer(accepted.appSequence), "committed_at": .integer(committedAt),
-            ]
-        })
+        // Columns as arrays, bound in PostgreSQL's binary format and unnested there: JSON rows
+        // cost the server an encoding (keys sorted, strings escaped) and PostgreSQL a parse,
+        // a fifth of the server's CPU per change in `bench store`.
+        let accepted = writes.accepted
+        let changes = accepted.map(\.change)
         try await Self.rows(connection, logger, """
             INSERT INTO changes (bucket_id, app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
                                  merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, origin)
-            SELECT b.id, x.app_id, x.owner, x.bucket, x.sequence, x.key, x.operation, x.source_version, x.end_version, x.diff, x.intent,
-                   x.merged_without_base, x.client_id, x.change_id, x.edit_time, x.app_sequence, x.committed_at, \(nodeID)
-            FROM json_to_recordset(\(changes.description)::json) AS x(
-                app_id text, owner text, bucket text, sequence bigint, key text, operation text, source_version bigint,
-                end_version bigint, diff text, intent text, merged_without_base boolean, client_id text, change_id text,
-                edit_time bigint, app_sequence bigint, committed_at bigint)
+            SELECT b.id, x.app_id, x.owner, x.bucket, x.sequence, x.key, x.operation, NULLIF(x.source_version, -1), x.end_version,
+                   NULLIF(x.diff, ''), NULLIF(x.intent, ''), x.merged_without_base, x.client_id, x.change_id,
+                   CASE WHEN x.has_edit_time THEN x.edit_time END, x.app_sequence, \(committedAt), \(nodeID)
+            FROM unnest(
+                \(accepted.map(\.scope.appID))::text[], \(accepted.map(\.scope.ownerKey))::text[], \(accepted.map(\.scope.bucket))::text[],
+                \(changes.map(\.sequence))::bigint[], \(changes.map(\.key))::text[], \(changes.map(\.operation.rawValue))::text[],
+                \(changes.map { Int64($0.sourceVersion ?? -1) })::bigint[], \(changes.map { Int64($0.endVersion) })::bigint[],
+                \(changes.map { StoredValueCoding.text($0.diff) ?? "" })::text[], \(changes.map { StoredValueCoding.text($0.intent) ?? "" })::text[],
+                \(changes.map(\.mergedWithoutBase))::boolean[], \(changes.map(\.clientID))::text[], \(changes.map(\.changeID))::text[],
+                \(changes.map { $0.editTime != nil })::boolean[], \(changes.map { $0.editTime ?? 0 })::bigint[],
+                \(accepted.map(\.appSequence))::bigint[]
+            ) AS x(app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent, merged_without_base,
+                   client_id, change_id, has_edit_time, edit_time, app_sequence)
             JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.bucket
             -- In commit order, as accepted: a join may return them in any order, and rows that
             -- reach an index out of order split its pages half full (the feed's indexes grew 1.5×).
@@ -93,19 +92,16 @@ extension PostgresStore {
                 """)
         }
 
-        let objects = JSONValue.array(writes.objects.map { address, object in
-            [
-                "app_id": .string(address.scope.appID), "owner": .string(address.scope.ownerKey), "bucket": .string(address.scope.bucket),
-                "key": .string(object.key), "version": .integer(Int64(object.version)), "data": .string(StoredValueCoding.text(object.data)),
-                "deleted": .bool(object.isDeleted), "member_stamps": .string(StoredValueCoding.text(object.memberStamps)),
-                "sequence": .integer(object.sequence),
-            ]
-        })
+        let objectRows = Array(writes.objects)
+        let addresses = objectRows.map(\.key)
+        let objects = objectRows.map(\.value)
         try await Self.rows(connection, logger, """
             INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
-            SELECT * FROM json_to_recordset(\(objects.description)::json) AS x(
-                app_id text, owner text, bucket text, key text, version bigint, data text, deleted boolean, member_stamps text,
-                sequence bigint)
+            SELECT * FROM unnest(
+                \(addresses.map(\.scope.appID))::text[], \(addresses.map(\.scope.ownerKey))::text[], \(addresses.map(\.scope.bucket))::text[],
+                \(objects.map(\.key))::text[], \(objects.map { Int64($0.version) })::bigint[], \(objects.map { StoredValueCoding.text($0.data) })::text[],
+                \(objects.map(\.isDeleted))::boolean[], \(objects.map { StoredValueCoding.text($0.memberStamps) })::text[],
+                \(objects.map(\.sequence))::bigint[])
             ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET
                 version = excluded.version, data = excluded.data, deleted = excluded.deleted,
                 member_stamps = excluded.member_stamps, sequence = excluded.sequence

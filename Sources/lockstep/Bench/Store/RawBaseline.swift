@@ -86,25 +86,24 @@ enum RawBaseline {
         let started = ContinuousClock.now
         for chunk in stride(from: 0, to: rows.count, by: batch) {
             let part = rows[chunk..<min(chunk + batch, rows.count)]
-            let json = JSONValue.array(part.map { row in
-                [
-                    "app_id": .string(row.app), "owner": .string(row.owner), "sequence": .integer(row.sequence), "key": .string(row.key),
-                    "data": .string(row.data), "change_id": .string(row.changeID),
-                ]
-            }).description
+            // Columns as arrays in PostgreSQL's binary format, as the server writes them.
+            let apps = part.map(\.app), owners = part.map(\.owner), sequences = part.map(\.sequence)
+            let keys = part.map(\.key), data = part.map(\.data), changeIDs = part.map(\.changeID)
             try await connection.query("BEGIN", logger: logger)
             try await connection.query("""
                 INSERT INTO changes (bucket_id, app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff,
                                      client_id, change_id, edit_time, app_sequence, committed_at, origin)
                 SELECT b.id, x.app_id, x.owner, 'bench', x.sequence, x.key, 'M', x.sequence - 1, x.sequence, x.data, 'raw', x.change_id,
                        0, 0, 0, 'raw'
-                FROM json_to_recordset(\(json)::json) AS x(app_id text, owner text, sequence bigint, key text, data text, change_id text)
+                FROM unnest(\(apps)::text[], \(owners)::text[], \(sequences)::bigint[], \(keys)::text[], \(data)::text[], \(changeIDs)::text[])
+                    AS x(app_id, owner, sequence, key, data, change_id)
                 JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = 'bench'
                 """, logger: logger)
             try await connection.query("""
                 INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
                 SELECT DISTINCT ON (app_id, owner, key) app_id, owner, 'bench', key, sequence, data, false, '{}', sequence
-                FROM json_to_recordset(\(json)::json) AS x(app_id text, owner text, sequence bigint, key text, data text, change_id text)
+                FROM unnest(\(apps)::text[], \(owners)::text[], \(sequences)::bigint[], \(keys)::text[], \(data)::text[])
+                    AS x(app_id, owner, sequence, key, data)
                 ORDER BY app_id, owner, key, sequence DESC
                 ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET
                     version = excluded.version, data = excluded.data, sequence = excluded.sequence
