@@ -59,17 +59,7 @@ struct EditedText {
 
     /// The scalar index `count` UTF-16 code units after `index`.
     private func index(after count: Int, from index: Int, at utf16Offset: Int) throws(TextDeltaError) -> Int {
-        guard pairCount > 0 else { return index + count }
         // Counts add up to the text's length, so the text cannot run out here.
-        var end = index
-        var consumed = 0
-        while consumed < count {
-            consumed += scalars[end] > 0xFFFF ? 2 : 1
-            end += 1
-        }
-        guard consumed == count else {
-            throw TextDeltaError(.splitsSurrogatePair(utf16Offset: utf16Offset + count))
-        }
-        return end
+        pairCount > 0 ? try scalars.index(advancingUTF16: count, from: index, at: utf16Offset) : index + count
     }
 }

@@ -58,14 +58,7 @@ extension TextDiff {
             case .keep(let count), .delete(let count):
                 // Counts add up to the source length, so the source cannot run out here.
                 let start = scalarIndex
-                var consumed = 0
-                while consumed < count {
-                    consumed += sourceScalars[scalarIndex] > 0xFFFF ? 2 : 1
-                    scalarIndex += 1
-                }
-                guard consumed == count else {
-                    throw TextDeltaError(.splitsSurrogatePair(utf16Offset: utf16Offset + count))
-                }
+                scalarIndex = try sourceScalars.index(advancingUTF16: count, from: start, at: utf16Offset)
                 utf16Offset += count
                 if count > 0 {
                     let operation: TextEdit.Operation = if case .keep = token { .equal } else { .delete }
@@ -74,6 +67,25 @@ extension TextDiff {
             }
         }
         self.init(edits)
+    }
+}
+
+extension [UInt32] {
+    /// The index `count` UTF-16 code units after `start`, where the text is at `utf16Offset`
+    /// UTF-16 code units: a scalar above U+FFFF counts two.
+    ///
+    /// - Throws: ``TextDeltaError`` when the count ends between the two halves of a pair.
+    func index(advancingUTF16 count: Int, from start: Int, at utf16Offset: Int) throws(TextDeltaError) -> Int {
+        var end = start
+        var consumed = 0
+        while consumed < count {
+            consumed += self[end] > 0xFFFF ? 2 : 1
+            end += 1
+        }
+        guard consumed == count else {
+            throw TextDeltaError(.splitsSurrogatePair(utf16Offset: utf16Offset + count))
+        }
+        return end
     }
 }
 

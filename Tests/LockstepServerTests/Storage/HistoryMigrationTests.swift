@@ -66,27 +66,7 @@ struct HistoryMigrationTests {
             try database.close()
             try await body(try SQLiteStore(path: path))
         case .postgres:
-            try await TestStores.withPostgresSchema { configuration in
-                let logger = TestStores.quietLogger
-                let connection = try await PostgresConnection.connect(
-                    configuration: try configuration.connectionConfiguration(application: "old layout"), id: 1, logger: logger)
-                do {
-                    try await PostgresSchema.migrate(connection, schema: configuration.schema, through: 3, logger: logger)
-                    for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
-                    try await connection.close()
-                } catch {
-                    try? await connection.close()
-                    throw error
-                }
-                let store = try await PostgresStore.connect(configuration, serverKey: TestStores.serverKey, logger: logger)
-                do {
-                    try await body(store)
-                    await store.shutdown()
-                } catch {
-                    await store.shutdown()
-                    throw error
-                }
-            }
+            try await TestStores.withPostgresStore(migratedThrough: 3, holding: statements) { store in try await body(store) }
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import LockstepCore
-import LockstepPostgres
+@testable import LockstepPostgres
 import LockstepServer
 import Logging
 import PostgresNIO
@@ -106,6 +106,35 @@ enum TestStores {
             id: 1, logger: quietLogger)
         try await connection.query("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE", logger: quietLogger)
         try await connection.close()
+    }
+
+    /// Runs `body` against a store on a new PostgreSQL schema that servers of an older layout
+    /// left: migrated through migration `last` only, then holding the rows `statements` write;
+    /// opening the store migrates the rest.
+    static func withPostgresStore(migratedThrough last: Int, holding statements: [String], _ body: (PostgresStore) async throws -> Void)
+        async throws
+    {
+        try await withPostgresSchema { configuration in
+            let logger = quietLogger
+            let connection = try await PostgresConnection.connect(
+                configuration: try configuration.connectionConfiguration(application: "older layout"), id: 1, logger: logger)
+            do {
+                try await PostgresSchema.migrate(connection, schema: configuration.schema, through: last, logger: logger)
+                for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                try await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            let store = try await PostgresStore.connect(configuration, serverKey: serverKey, logger: logger)
+            do {
+                try await body(store)
+                await store.shutdown()
+            } catch {
+                await store.shutdown()
+                throw error
+            }
+        }
     }
 
     static var quietLogger: Logger {
