@@ -1,0 +1,85 @@
+import Foundation
+import LockstepCore
+import LockstepServer
+import Testing
+
+/// Three connections pipeline their changes at once, so that the server's writer takes them
+/// into shared group commits; a bad change among them is refused alone, on its own connection,
+/// and takes none of its neighbours with it (issue 17).
+@Suite("Group commit: a refused change is refused alone (SQLite and PostgreSQL)")
+struct GroupCommitIsolationTests {
+    static let perClient = 30
+
+    /// What one client sends: `perClient` creations, and after the tenth, the change that
+    /// must be refused (or, for a resent change id, answered as applied already).
+    struct Plan {
+        var prefix: String
+        var bad: (ccid: String, message: String, code: Int)
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.allCases)
+    func everyGoodChangeCommitsOnceAndEachBadOneGetsItsOwnError(_ kind: StoreKind) async throws {
+        try await TestServer.with(kind) { server in
+            let user = try await server.createUser()
+            let plans = [
+                // The same change id twice: applied once, the second answered 409.
+                Plan(prefix: "a", bad: ("a-5", changeMessage(id: "a-5", ccid: "a-5", data: ["text": "hello", "n": 5]), 409)),
+                // A text delta that does not fit the text it edits.
+                Plan(prefix: "b", bad: ("b-bad", changeMessage(id: "b-3", ccid: "b-bad", sv: 1, diff: ["text": ["o": "d", "v": "=999\t+x"]]), 440)),
+                // A base version that never existed.
+                Plan(prefix: "c", bad: ("c-bad", changeMessage(id: "c-3", ccid: "c-bad", sv: 7, diff: ["n": ["o": "r", "v": 70]]), 405)),
+            ]
+            var connected: [SocketTestClient] = []
+            for plan in plans {
+                let client = try await SocketTestClient.connect(to: server)
+                try await client.initialize(token: user.token, clientID: "client-\(plan.prefix)")
+                connected.append(client)
+            }
+            let clients = connected
+            defer { Task { for client in clients { await client.close() } } }
+
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (client, plan) in zip(clients, plans) {
+                    group.addTask {
+                        for index in 0..<Self.perClient {
+                            let key = "\(plan.prefix)-\(index)"
+                            try await client.send(changeMessage(id: key, ccid: key, data: ["text": "hello", "n": .integer(Int64(index))]))
+                            if index == 10 { try await client.send(plan.bad.message) }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+
+            for (client, plan) in zip(clients, plans) {
+                // Each client's own answers, among the others' changes the channel also gets.
+                let own = Set((0..<Self.perClient).map { "\(plan.prefix)-\($0)" } + [plan.bad.ccid])
+                var answers: [String: [JSONObject]] = [:]
+                while answers.values.reduce(0, { $0 + $1.count }) < Self.perClient + 1 {
+                    let entry = try await client.change(timeout: .seconds(30))
+                    guard let ccid = entry["ccids"]?[0]?.stringValue, own.contains(ccid) else { continue }
+                    answers[ccid, default: []].append(entry)
+                }
+                let refused = answers[plan.bad.ccid, default: []].filter { $0["error"] != nil }
+                #expect(refused.count == 1, "\(plan.prefix): \(answers[plan.bad.ccid] ?? [])")
+                #expect(refused.first?["error"]?.integerValue == Int64(plan.bad.code), "\(plan.prefix): \(refused)")
+                for index in 0..<Self.perClient {
+                    let accepted = answers["\(plan.prefix)-\(index)", default: []].filter { $0["error"] == nil }
+                    #expect(accepted.count == 1, "\(plan.prefix)-\(index): \(answers["\(plan.prefix)-\(index)"] ?? [])")
+                }
+            }
+
+            // What is stored: every good change once, nothing of the bad ones.
+            for plan in plans {
+                for index in 0..<Self.perClient {
+                    let object = try #require(try await user.request("GET", "note/i/\(plan.prefix)-\(index)").json)
+                    #expect(object == ["text": "hello", "n": .integer(Int64(index))], "\(plan.prefix)-\(index)")
+                }
+            }
+            let feed = try #require(try await user.request("GET", "note/changes?limit=1000").json?.arrayValue)
+            let ccids = feed.compactMap { $0["ccids"]?[0]?.stringValue }
+            #expect(ccids.count == plans.count * Self.perClient)
+            #expect(Set(ccids).count == ccids.count, "a change id twice in the feed")
+        }
+    }
+}
