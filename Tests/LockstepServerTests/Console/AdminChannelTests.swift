@@ -46,15 +46,16 @@ struct AdminChannelTests {
 
             #expect(try await user.request("POST", "note/i/n1", body: ["n": 1]).status == 200)
             let written = ContinuousClock.now
-            let pushed = try await client.json(after: "0:stats:", timeout: .seconds(2))
+            let stalls = PoolStallProbe()
+            let pushed = try await client.json(after: "0:stats:", timeout: .seconds(30))
             #expect(pushed["changes"]?.integerValue == before + 1, "\(pushed)")
-            #expect(ContinuousClock.now - written < .seconds(1))
+            #expect(ContinuousClock.now - written < .seconds(1) + .nanoseconds(stalls.stop()))
 
             // A burst is reported in a few reads, and the last report holds all of it.
             for n in 2...21 { #expect(try await user.request("POST", "note/i/n\(n)", body: ["n": .integer(Int64(n))]).status == 200) }
             var last = before + 1
             var reports = 0
-            while last < before + 21, let next = try? await client.json(after: "0:stats:", timeout: .seconds(2)) {
+            while last < before + 21, let next = try? await client.json(after: "0:stats:", timeout: .seconds(30)) {
                 last = next["changes"]?.integerValue ?? last
                 reports += 1
             }
@@ -82,19 +83,20 @@ struct AdminChannelTests {
             let device = try await SocketTestClient.connect(to: server)
             try await device.initialize(channel: 0, bucket: "lobby", token: player.token)
             let claimed = ContinuousClock.now
+            let stalls = PoolStallProbe()
             try await device.send(#"0:c:{"clientid":"device","id":"me","o":"M","v":{"here":{"o":"+","v":true}},"ccid":"c1"}"#)
             var claims: [JSONValue] = []
             var buckets: [JSONValue] = []
-            while claims.isEmpty, let report = try? await console.json(after: "0:presence:", timeout: .seconds(2)) {
+            while claims.isEmpty, let report = try? await console.json(after: "0:presence:", timeout: .seconds(30)) {
                 claims = report["claims"]?.arrayValue ?? []
                 buckets = report["buckets"]?.arrayValue ?? []
             }
             #expect(buckets.map { $0["name"]?.stringValue } == ["lobby"], "\(buckets)")
             #expect(claims.map { $0["id"]?.stringValue } == ["me"] && claims.first?["bucket"]?.stringValue == "lobby", "\(claims)")
-            #expect(ContinuousClock.now - claimed < .seconds(1))
+            #expect(ContinuousClock.now - claimed < .seconds(1) + .nanoseconds(stalls.stop()))
 
             _ = await device.close()
-            while !claims.isEmpty, let report = try? await console.json(after: "0:presence:", timeout: .seconds(3)) {
+            while !claims.isEmpty, let report = try? await console.json(after: "0:presence:", timeout: .seconds(30)) {
                 claims = report["claims"]?.arrayValue ?? []
             }
             #expect(claims.isEmpty, "the claim outlived its connection: \(claims)")
@@ -103,7 +105,9 @@ struct AdminChannelTests {
 
     /// Another node's changes and claims reach this node's console too: changes through the
     /// relay's notices, claims by the presence report read a second after their change. (Bounds
-    /// with room for a loaded suite: the test is that they come at all, unasked.)
+    /// with room for a loaded suite: the test is that they come at all, unasked; and time the
+    /// test process's pool ran nothing, measured, is allowed on top: a full suite at load 7
+    /// held a claim's report 3.3 s.)
     @Test func reportsAnotherNodesChangesAndClaims() async throws {
         try await TwoNodes.with { one, two in
             let options = try await one.server.request(
@@ -124,23 +128,26 @@ struct AdminChannelTests {
             #expect(try await two.request(player, "POST", "note/i/n1", body: ["n": 1]).status == 200)
             // From the write's answer: under a loaded suite the write itself may take a while.
             let written = ContinuousClock.now
+            let writeStalls = PoolStallProbe()
             var changes = before
-            while changes == before, let report = try? await console.json(after: "0:stats:", timeout: .seconds(3)) {
+            while changes == before, let report = try? await console.json(after: "0:stats:", timeout: .seconds(30)) {
                 changes = report["changes"]?.integerValue ?? changes
             }
-            #expect(changes == before + 1 && ContinuousClock.now - written < .seconds(2), "\(changes) after \(ContinuousClock.now - written)")
+            let allowed = Duration.seconds(2) + .nanoseconds(writeStalls.stop())
+            #expect(changes == before + 1 && ContinuousClock.now - written < allowed, "\(changes) after \(ContinuousClock.now - written)")
 
             let device = try await SocketTestClient.connect(to: two.server, app: one.server.appID)
             defer { Task { await device.close() } }
             try await device.initialize(channel: 0, bucket: "lobby", token: player.token)
             let claimed = ContinuousClock.now
+            let claimStalls = PoolStallProbe()
             try await device.send(#"0:c:{"clientid":"device","id":"me","o":"M","v":{"here":{"o":"+","v":true}},"ccid":"c1"}"#)
             var claims: [JSONValue] = []
-            while claims.isEmpty, let report = try? await console.json(after: "0:presence:", timeout: .seconds(3)) {
+            while claims.isEmpty, let report = try? await console.json(after: "0:presence:", timeout: .seconds(30)) {
                 claims = report["claims"]?.arrayValue ?? []
             }
             #expect(claims.map { $0["id"]?.stringValue } == ["me"] && claims.first?["node"]?.stringValue == two.store.nodeID, "\(claims)")
-            #expect(ContinuousClock.now - claimed < .seconds(3))
+            #expect(ContinuousClock.now - claimed < .seconds(3) + .nanoseconds(claimStalls.stop()))
         }
     }
 }
