@@ -16,6 +16,23 @@ extension SQLiteStore {
         }
     }
 
+    /// The three reads of ``TokenAuthentication`` in one read transaction: one hop to a
+    /// reader's queue instead of three.
+    public func tokenAuthentication(appID: String, tokenHash: String) async throws -> TokenAuthentication {
+        try await pool.read { db in
+            guard let app = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE id = ?"), arguments: [appID]).map(Self.app)
+            else { return TokenAuthentication() }
+            guard tokenHash != app.adminTokenHash,
+                let token = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE token_hash = ?"), arguments: [tokenHash])
+                    .map(Self.token),
+                token.appID == appID
+            else { return TokenAuthentication(app: app) }
+            let username = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT username FROM users WHERE app_id = ? AND id = ?"), arguments: [appID, token.userID])
+            return TokenAuthentication(app: app, token: token, username: username)
+        }
+    }
+
     public func deleteToken(hash: String) async throws -> TokenRecord? {
         try await pool.write { db in
             guard let token = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE token_hash = ?"), arguments: [hash]).map(Self.token)

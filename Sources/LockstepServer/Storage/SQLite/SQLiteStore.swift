@@ -130,7 +130,7 @@ public final class SQLiteStore: SyncStore {
         return try stored.map { sealed throws(ServerKeyError) in try serverKey.openPeerSecret(sealed, appID: appID) }
     }
 
-    private static func app(_ row: Row) -> AppRecord {
+    static func app(_ row: Row) -> AppRecord {
         AppRecord(
             id: row["id"], name: row["name"], apiKeyHash: row["api_key_hash"], adminTokenHash: row["admin_token_hash"],
             createdAt: row["created_at"])
