@@ -41,6 +41,9 @@ final class TokenLookups: Sendable {
         self.read = read
     }
 
+    /// Lookups waiting for the next read.
+    var waiting: Int { state.withLock { $0.queue.count } }
+
     func lookUp(appID: String, tokenHash: String) async throws -> TokenAuthentication {
         try await withCheckedThrowingContinuation { answer in
             let startsReading = state.withLock { state in
