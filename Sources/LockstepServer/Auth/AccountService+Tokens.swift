@@ -10,8 +10,9 @@ extension AccountService {
     /// named by `actingUserID` (`X-Simperium-User`) when given.
     public func authenticate(appID: String, token: String?, actingUserID: String? = nil) async throws -> Identity {
         guard let token, !token.isEmpty else { throw AccountError(.unauthorized, "send an access token in X-Simperium-Token") }
-        guard let app = try await store.app(id: appID) else { throw AccountError(.notFound, "there is no app \(appID)") }
         let hash = Secrets.hash(token)
+        let found = try await store.tokenAuthentication(appID: appID, tokenHash: hash)
+        guard let app = found.app else { throw AccountError(.notFound, "there is no app \(appID)") }
         if hash == app.adminTokenHash {
             verifiedTokens.insert(hash)
             guard let actingUserID else { return Identity(appID: appID, userID: nil, username: nil, isAdmin: true) }
@@ -20,15 +21,14 @@ extension AccountService {
             }
             return Identity(appID: appID, userID: user.id, username: user.username, isAdmin: true)
         }
-        guard let record = try await store.token(hash: hash), record.appID == appID else {
+        guard let record = found.token, record.appID == appID else {
             throw AccountError(.unauthorized, "the token is not valid for app \(appID): it is unknown or was revoked")
         }
         if let expiresAt = record.expiresAt, expiresAt <= now() {
             throw AccountError(.unauthorized, "the token has expired; authorize again")
         }
         verifiedTokens.insert(hash)
-        let user = try await store.user(appID: appID, id: record.userID)
-        return Identity(appID: appID, userID: record.userID, username: user?.username, isAdmin: false, token: record)
+        return Identity(appID: appID, userID: record.userID, username: found.username, isAdmin: false, token: record)
     }
 
     /// Whether `hash` is a token's that is neither revoked nor expired (the app's admin token

@@ -37,11 +37,14 @@ public struct BucketService: Sendable {
         }
     }
 
-    /// Applies one change by `author`, or throws the ``ChangeRejection`` that says why not.
+    /// Applies one change by `author`, or throws the ``ChangeRejection`` that says why not;
+    /// `onlyIfAbsent`: see ``ChangeRequest/onlyIfAbsent``.
     @discardableResult
-    public func apply(_ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor) async throws -> ChangeEvent {
+    public func apply(_ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor, onlyIfAbsent: Bool = false) async throws
+        -> ChangeEvent
+    {
         try await withCheckedThrowingContinuation { answer in
-            submit(change, to: scope, by: author) { answer.resume(with: $0) }
+            submit(change, to: scope, by: author, onlyIfAbsent: onlyIfAbsent) { answer.resume(with: $0) }
         }
     }
 
@@ -49,7 +52,7 @@ public struct BucketService: Sendable {
     /// it was refused, once its group is durable. Completions come in the order changes were
     /// submitted: a connection pipelines its changes through this.
     func submit(
-        _ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor,
+        _ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor, onlyIfAbsent: Bool = false,
         then completion: @escaping @Sendable (Result<ChangeEvent, any Error>) -> Void
     ) {
         guard EntityName.isValid(change.key) else {
@@ -59,7 +62,7 @@ public struct BucketService: Sendable {
             return completion(.failure(ChangeRejection(.badRequest, "a change needs a ccid of 1 to 256 characters, none of them NUL")))
         }
         let logger = logger
-        writer.enqueue(ChangeRequest(scope: scope, change: change, author: author)) { result in
+        writer.enqueue(ChangeRequest(scope: scope, change: change, author: author, onlyIfAbsent: onlyIfAbsent)) { result in
             completion(result.flatMap { outcome in
                 switch outcome {
                 case .committed(let event):

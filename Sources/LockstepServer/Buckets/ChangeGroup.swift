@@ -5,11 +5,17 @@ public struct ChangeRequest: Sendable {
     public var scope: BucketScope
     public var change: IncomingChange
     public var author: ChangeAuthor
+    /// Refuse the change (``ChangeRejection/Reason/duplicate``, with no original) when a live
+    /// object is at its key: the caller reads what is there only when it is refused, and so,
+    /// when the key is free, not at all (a purchase; see ``PurchaseRoutes``). A removed object
+    /// does not count; the merge rules refuse to bring it back.
+    public var onlyIfAbsent: Bool
 
-    public init(scope: BucketScope, change: IncomingChange, author: ChangeAuthor = .trusted) {
+    public init(scope: BucketScope, change: IncomingChange, author: ChangeAuthor = .trusted, onlyIfAbsent: Bool = false) {
         self.scope = scope
         self.change = change
         self.author = author
+        self.onlyIfAbsent = onlyIfAbsent
     }
 }
 

@@ -62,6 +62,10 @@ package struct GroupPlan {
         }
         let address = ObjectAddress(scope: scope, key: change.key)
         var state = try objectState(address, reads)
+        if request.onlyIfAbsent, let current = state.current, !current.isDeleted {
+            objects[address] = state
+            return .rejected(ChangeRejection(.duplicate, "object \(change.key) already exists"))
+        }
         let history = try group.planner.historyNeeded(for: change, current: state.current).flatMap { version in
             try timeline(address, &state, from: version, reads)
         }

@@ -47,24 +47,35 @@ struct PurchaseRoutes<Context: RequestContext> {
         }
         return try await mappingServiceErrors {
             let scope = try await services.scope(for: identity, bucket: Self.bucket, writing: false)
-            if let earlier = try await services.store.object(scope, key: wanted.id), !earlier.isDeleted {
-                return try replay(earlier.data, of: wanted)
+            let record: JSONObject
+            do throws(ReleaseError) {
+                record = try check(wanted, releases: releases)
+            } catch {
+                // A refusal may be a retry of a purchase made while it could be made.
+                return try await replay(wanted, in: scope, orElse: error)
             }
-            let record = try check(wanted, releases: releases)
             let change = IncomingChange(
                 key: wanted.id, changeID: "purchase-" + wanted.id, clientID: "lockstep-store",
                 operation: .modify(diff: nil, fullData: record), sourceVersion: nil, editTime: releases.now())
             do {
-                try await services.buckets.apply(change, to: scope, by: .trusted)
+                // Only if no purchase has the id yet, checked in the group commit: so a first
+                // purchase, the rush's every one, reads nothing but its group does.
+                try await services.buckets.apply(change, to: scope, by: .trusted, onlyIfAbsent: true)
             } catch let rejection as ChangeRejection where rejection.reason == .duplicate || rejection.reason == .emptyChange {
-                // Another request with the same id got there first: its change is found by its
-                // id, or, when it landed between the two reads of the bucket service, the
-                // record is already exactly this one.
+                // The id is taken: by an earlier purchase (or another request with the same id
+                // that got there first), found by its change id or its key.
                 guard let earlier = try await services.store.object(scope, key: wanted.id) else { throw rejection }
                 return try replay(earlier.data, of: wanted)
             }
             return .json(.object(record), status: .created)
         }
+    }
+
+    /// The purchase recorded under `wanted`'s id, answered again (or refused as another
+    /// purchase's id); `refusal` when there is none.
+    private func replay(_ wanted: Purchase, in scope: BucketScope, orElse refusal: ReleaseError) async throws -> Response {
+        guard let earlier = try await services.store.object(scope, key: wanted.id), !earlier.isDeleted else { throw refusal }
+        return try replay(earlier.data, of: wanted)
     }
 
     /// The purchase record when `wanted` may be bought now, or the reason it may not.

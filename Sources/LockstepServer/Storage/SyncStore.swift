@@ -34,6 +34,9 @@ public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore {
 
     func insertToken(_ token: TokenRecord) async throws
     func token(hash: String) async throws -> TokenRecord?
+    /// The app, the token with this hash when it is one of the app's, and its user's name, in
+    /// one read (see ``TokenAuthentication``; a default reads them one at a time).
+    func tokenAuthentication(appID: String, tokenHash: String) async throws -> TokenAuthentication
     /// Deletes one token; `nil` when there was none.
     func deleteToken(hash: String) async throws -> TokenRecord?
     /// Deletes every token of a user but `keeping`, and returns the hashes deleted.

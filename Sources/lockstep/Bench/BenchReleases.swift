@@ -93,7 +93,7 @@ struct BenchReleases: AsyncParsableCommand {
         try await keyRush(url: lockstepURL, client: client, pid: lockstep.process.pid)
         if purchases > 0 {
             let (app, admin) = try PurchaseRush.credentials(dataDirectory: directory + "/data")
-            let rush = PurchaseRush(url: lockstepURL, client: client, players: purchases, connections: keyConnections)
+            let rush = PurchaseRush(url: lockstepURL, client: client, players: purchases, connections: keyConnections, serverPID: lockstep.process.pid)
             try await rush.run(app: app, adminToken: admin) { say($0) }
         }
     }

@@ -84,6 +84,26 @@ struct PurchaseTests {
         #expect(racing.filter { $0.status == 200 }.count == 7, "\(racing)")
     }
 
+    /// Whether an id is taken is decided in the group commit (the purchase reads nothing
+    /// first): a record the admin wrote under the id is still answered, never overwritten.
+    @Test func aRecordAtTheIDIsNeverOverwritten() async throws {
+        let setup = try await PurchaseTests.Setup.make()
+        defer { Task { await setup.server.stop() } }
+        let admin = ["X-Simperium-Token": setup.server.app.adminToken, "X-Simperium-User": setup.buyer.userID]
+        let written = try await setup.server.request("POST", "/1/\(setup.server.appID)/purchases/i/gift", headers: admin, body: ["note": "refund"])
+        #expect(written.status == 200, "\(written)")
+        setup.clock.set(milliseconds: setup.entry.start + 10)
+        let bought = try await setup.buy(id: "gift")
+        #expect(bought.status == 409, "\(bought)")
+        #expect(bought.json?["error"]?["reason"]?.stringValue == "purchase_id_reused")
+        let stored = try await setup.buyer.request("GET", "purchases/i/gift")
+        #expect(stored.json == ["note": "refund"], "\(stored)")
+        // Refused for its timing, the same id answers as taken too.
+        setup.clock.set(milliseconds: setup.entry.end)
+        let late = try await setup.buy(id: "gift")
+        #expect(late.json?["error"]?["reason"]?.stringValue == "purchase_id_reused", "\(late)")
+    }
+
     @Test func refusalsSayWhy() async throws {
         let setup = try await Setup.make()
         defer { Task { await setup.server.stop() } }

@@ -100,4 +100,32 @@ struct GroupCommitTests {
             #expect(try await store.change(writer.scope, changeID: records[1].changeID)?.intent == records[1].intent)
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func onlyIfAbsentRefusesALiveObjectAndChangesNothing(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let scope = BucketScope(appID: try await insertTestApp(store), owner: .user("u1"), bucket: "purchases")
+            let writer = StoreWriter(store: store, scope: scope)
+            func onlyIfAbsent(_ changes: [IncomingChange]) async throws -> [ChangeOutcome] {
+                try await store.commit(ChangeGroup(
+                    requests: changes.map { ChangeRequest(scope: scope, change: $0, onlyIfAbsent: true) }, time: 1, limits: Limits()))
+            }
+            try await writer.commit("taken", ["item": "shield"])
+
+            // A live object at the key: refused, whatever its change id, and left as it was.
+            let refused = try StoreWriter.rejection(try await onlyIfAbsent([writer.change("taken", ["item": "sword"])])[0])
+            #expect(refused.reason == .duplicate && refused.original == nil)
+            #expect(try await store.object(scope, key: "taken")?.data == ["item": "shield"])
+
+            // A free key: created; a second change for it in the same group finds it taken.
+            let outcomes = try await onlyIfAbsent([writer.change("free", ["item": "sword"]), writer.change("free", ["item": "bow"])])
+            try StoreWriter.committed(outcomes[0])
+            #expect(try StoreWriter.rejection(outcomes[1]).reason == .duplicate)
+            #expect(try await store.object(scope, key: "free")?.data == ["item": "sword"])
+
+            // A removed object is not brought back: the merge rules refuse it as ever.
+            try StoreWriter.committed(try await writer.remove("free"))
+            #expect(try StoreWriter.rejection(try await onlyIfAbsent([writer.change("free", ["item": "bow"])])[0]).reason == .removed)
+        }
+    }
 }

@@ -16,6 +16,30 @@ extension SQLiteStore {
         }
     }
 
+    /// The three reads of ``TokenAuthentication`` in one read transaction, shared with the
+    /// lookups that wait beside it (``TokenLookups``): one hop to a reader's queue for many.
+    public func tokenAuthentication(appID: String, tokenHash: String) async throws -> TokenAuthentication {
+        try await tokenLookups.lookUp(appID: appID, tokenHash: tokenHash)
+    }
+
+    /// Reads a batch of lookups for ``TokenLookups``, in one read transaction.
+    static func tokenAuthentications(_ lookups: [TokenLookups.Lookup], in pool: DatabasePool) async throws -> [TokenAuthentication] {
+        try await pool.read { db in try lookups.map { try tokenAuthentication(db, appID: $0.appID, tokenHash: $0.tokenHash) } }
+    }
+
+    private static func tokenAuthentication(_ db: Database, appID: String, tokenHash: String) throws -> TokenAuthentication {
+        guard let app = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE id = ?"), arguments: [appID]).map(Self.app)
+        else { return TokenAuthentication() }
+        guard tokenHash != app.adminTokenHash,
+            let token = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE token_hash = ?"), arguments: [tokenHash])
+                .map(Self.token),
+            token.appID == appID
+        else { return TokenAuthentication(app: app) }
+        let username = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT username FROM users WHERE app_id = ? AND id = ?"), arguments: [appID, token.userID])
+        return TokenAuthentication(app: app, token: token, username: username)
+    }
+
     public func deleteToken(hash: String) async throws -> TokenRecord? {
         try await pool.write { db in
             guard let token = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE token_hash = ?"), arguments: [hash]).map(Self.token)

@@ -11,6 +11,9 @@ public final class SQLiteStore: SyncStore {
     /// This run's name in presence claims: every claim of another run is orphaned.
     public let nodeID = UUID().uuidString.lowercased()
 
+    /// Token lookups waiting to be read together.
+    let tokenLookups: TokenLookups
+
     /// The database file.
     public var path: String { pool.path }
 
@@ -27,7 +30,9 @@ public final class SQLiteStore: SyncStore {
             ?? ServerKey.loadOrCreate(path: URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("server.key").path).key
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        pool = try DatabasePool(path: path, configuration: configuration)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        self.pool = pool
+        tokenLookups = TokenLookups { lookups in try await Self.tokenAuthentications(lookups, in: pool) }
         // WAL's default, NORMAL, can lose the last transactions on power loss; a sync server
         // acknowledges writes, so every commit waits for the disk. Set on the pool's one writer
         // connection once it is open: GRDB turns WAL on after `prepareDatabase` runs, and sets
@@ -130,7 +135,7 @@ public final class SQLiteStore: SyncStore {
         return try stored.map { sealed throws(ServerKeyError) in try serverKey.openPeerSecret(sealed, appID: appID) }
     }
 
-    private static func app(_ row: Row) -> AppRecord {
+    static func app(_ row: Row) -> AppRecord {
         AppRecord(
             id: row["id"], name: row["name"], apiKeyHash: row["api_key_hash"], adminTokenHash: row["admin_token_hash"],
             createdAt: row["created_at"])
