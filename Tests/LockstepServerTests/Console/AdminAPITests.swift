@@ -9,11 +9,7 @@ import Testing
 struct AdminAPITests {
     @Test(arguments: StoreKind.allCases)
     func listsUsersBucketsObjectsAndCounts(_ kind: StoreKind) async throws {
-        try await TestStores.with(kind) { store in
-            let server = try await TestServer.start(store: store)
-            defer { Task { await server.stop() } }
-            let admin = ["X-Simperium-Token": server.app.adminToken]
-            let app = "/1/\(server.appID)"
+        try await withAdmin(kind) { server, admin, app in
             let bob = try await server.createUser("bob@example.com")
             let alice = try await server.createUser("Alice@example.com")
 
@@ -72,7 +68,7 @@ struct AdminAPITests {
             #expect(stats.json?["changes"]?.integerValue == 7, "\(stats)")
             #expect(stats.json?["users"]?.integerValue == 3)
             #expect(stats.json?["store"]?["kind"]?.stringValue == (kind == .sqlite ? "SQLite" : "PostgreSQL"))
-            #expect(stats.json?["store"]?["nodes"]?.arrayValue?.contains(.string(store.nodeID)) == true)
+            #expect(stats.json?["store"]?["nodes"]?.arrayValue?.contains(.string(server.services.store.nodeID)) == true)
             #expect(stats.json?["version"]?.stringValue == LockstepVersion.current)
 
             let presence = try await server.request("GET", "\(app)/__admin__/presence", headers: admin)
@@ -82,11 +78,7 @@ struct AdminAPITests {
 
     @Test(arguments: StoreKind.allCases)
     func pagesAnObjectsVersionsNewestFirst(_ kind: StoreKind) async throws {
-        try await TestStores.with(kind) { store in
-            let server = try await TestServer.start(store: store)
-            defer { Task { await server.stop() } }
-            let admin = ["X-Simperium-Token": server.app.adminToken]
-            let app = "/1/\(server.appID)"
+        try await withAdmin(kind) { server, admin, app in
             let ann = try await server.createUser("ann@example.com")
             for n in 1...25 {
                 #expect(try await ann.request("POST", "notes/i/list", body: ["n": .integer(Int64(n))]).status == 200)
@@ -119,11 +111,7 @@ struct AdminAPITests {
 
     @Test(arguments: StoreKind.allCases)
     func readsTheNewestEndOfABucketsFeedAcrossOwners(_ kind: StoreKind) async throws {
-        try await TestStores.with(kind) { store in
-            let server = try await TestServer.start(store: store)
-            defer { Task { await server.stop() } }
-            let admin = ["X-Simperium-Token": server.app.adminToken]
-            let app = "/1/\(server.appID)"
+        try await withAdmin(kind) { server, admin, app in
             let ann = try await server.createUser("ann@example.com")
             let bob = try await server.createUser("bob@example.com")
             for n in 1...4 {
@@ -151,6 +139,16 @@ struct AdminAPITests {
             let both = try await server.request("GET", "\(app)/orders/all?newest=2&cv=\(cursor)", headers: admin)
             #expect(both.status == 400 && both.text.contains("without cv"), "\(both)")
             #expect(try await ann.request("GET", "orders/all?newest=2").status == 403)
+        }
+    }
+
+    /// Runs `body` against a server on a store of `kind`, with the admin token's headers and
+    /// the app's path.
+    private func withAdmin(_ kind: StoreKind, _ body: (TestServer, _ admin: [String: String], _ app: String) async throws -> Void)
+        async throws
+    {
+        try await TestServer.with(kind) { server in
+            try await body(server, ["X-Simperium-Token": server.app.adminToken], "/1/\(server.appID)")
         }
     }
 
