@@ -45,10 +45,12 @@ struct TokenLookupsTests {
         let reads = Reads(holdsFirst: true)
         let lookups = TokenLookups { try await reads.read($0) }
         async let first = lookups.lookUp(appID: "a", tokenHash: "h0")
-        // The first read is held: these queue behind it.
-        try await waitUntil { reads.batches.withLock { $0.count } == 1 }
+        // The first read is held: these queue behind it. (Long waits: at the start of a full
+        // suite the 21 lookup tasks waited over 10 s for the test process's pool; the
+        // conditions end the waits as soon as they hold.)
+        try await waitUntil(within: .seconds(120)) { reads.batches.withLock { $0.count } == 1 }
         let later = (1...20).map { index in Task { try await lookups.lookUp(appID: "a", tokenHash: "h\(index)") } }
-        try await waitUntil { lookups.waiting == 20 }
+        try await waitUntil(within: .seconds(120)) { lookups.waiting == 20 }
         await reads.release()
         #expect(try await first.app?.name == "h0")
         for (index, task) in later.enumerated() {
