@@ -60,8 +60,13 @@ final class NginxProxy: Sendable {
             at: URL(fileURLWithPath: executable), name: "nginx",
             arguments: ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path])
         let proxy = NginxProxy(port: port, tool: tool, directory: directory)
+        // The pid file too, not only an answer on the port: nginx writes it once it holds its
+        // listening socket, and a port free when chosen may have been taken by another test's
+        // server since, which answers /health as well.
+        let pidFile = directory.appendingPathComponent("nginx.pid").path
         for _ in 0..<400 {
-            if let (data, response) = try? await URLSession.shared.data(from: URL(string: proxy.baseURL + "/health")!),
+            if FileManager.default.fileExists(atPath: pidFile), await tool.exitStatus(within: .zero) == nil,
+                let (data, response) = try? await URLSession.shared.data(from: URL(string: proxy.baseURL + "/health")!),
                 (response as? HTTPURLResponse)?.statusCode == 200, !data.isEmpty
             {
                 return proxy
