@@ -58,6 +58,14 @@ enum Columns {
         change.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
     }
 
+    /// An entry of an app's feed: a row of ``change`` followed by `owner, app_sequence`.
+    static func appFeedEntry(_ row: PostgresRow) throws -> AppFeedEntry {
+        let cells = row.makeRandomAccess()
+        return AppFeedEntry(
+            ownerKey: try cells[changeCount].decode(String.self), appSequence: try cells[changeCount + 1].decode(Int64.self),
+            change: try change(row))
+    }
+
     /// Reads a change from the first ``changeCount`` columns of `row`.
     static func change(_ row: PostgresRow) throws -> ChangeRecord {
         let cells = row.makeRandomAccess()

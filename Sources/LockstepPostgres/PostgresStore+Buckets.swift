@@ -101,12 +101,7 @@ extension PostgresStore {
             SELECT \(unescaped: Columns.change), owner, app_sequence FROM changes
             WHERE app_id = \(appID) AND bucket = \(bucket) AND app_sequence > \(cursor)
             ORDER BY app_sequence LIMIT \(limit)
-            """).map { row in
-            let cells = row.makeRandomAccess()
-            return AppFeedEntry(
-                ownerKey: try cells[Columns.changeCount].decode(String.self), appSequence: try cells[Columns.changeCount + 1].decode(Int64.self),
-                change: try Columns.change(row))
-        }
+            """).map(Columns.appFeedEntry)
     }
 
     public func newestAppFeed(appID: String, bucket: String, limit: Int) async throws -> [AppFeedEntry] {
@@ -114,12 +109,7 @@ extension PostgresStore {
             SELECT \(unescaped: Columns.change), owner, app_sequence FROM changes
             WHERE app_id = \(appID) AND bucket = \(bucket)
             ORDER BY app_sequence DESC LIMIT \(limit)
-            """).map { row in
-            let cells = row.makeRandomAccess()
-            return AppFeedEntry(
-                ownerKey: try cells[Columns.changeCount].decode(String.self), appSequence: try cells[Columns.changeCount + 1].decode(Int64.self),
-                change: try Columns.change(row))
-        }.reversed()
+            """).map(Columns.appFeedEntry).reversed()
     }
 
     // MARK: Helpers

@@ -117,9 +117,7 @@ extension SQLiteStore {
                     ORDER BY app_sequence LIMIT ?
                     """),
                 arguments: [appID, bucket, cursor, limit]
-            ).map { row in
-                AppFeedEntry(ownerKey: row[Self.changeColumnCount], appSequence: row[Self.changeColumnCount + 1], change: try Self.change(row))
-            }
+            ).map(Self.appFeedEntry)
         }
     }
 
@@ -132,9 +130,7 @@ extension SQLiteStore {
                     ORDER BY app_sequence DESC LIMIT ?
                     """),
                 arguments: [appID, bucket, limit]
-            ).map { row in
-                AppFeedEntry(ownerKey: row[Self.changeColumnCount], appSequence: row[Self.changeColumnCount + 1], change: try Self.change(row))
-            }.reversed()
+            ).map(Self.appFeedEntry).reversed()
         }
     }
 
@@ -181,6 +177,11 @@ extension SQLiteStore {
     static let changeColumns =
         "sequence, key, operation, source_version, end_version, diff, intent, merged_without_base, client_id, change_id, edit_time"
     static let changeColumnCount = 11
+
+    /// An entry of an app's feed: a row of ``changeColumns`` followed by `owner, app_sequence`.
+    static func appFeedEntry(_ row: Row) throws -> AppFeedEntry {
+        AppFeedEntry(ownerKey: row[changeColumnCount], appSequence: row[changeColumnCount + 1], change: try change(row))
+    }
 
     /// A change from a row that starts with ``changeColumns``.
     static func change(_ row: Row) throws -> ChangeRecord {
