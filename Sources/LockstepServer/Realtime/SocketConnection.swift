@@ -156,12 +156,8 @@ final class SocketConnection: Sendable {
         while !Task.isCancelled {
             let due = ContinuousClock.now + tick
             do { try await Task.sleep(until: due) } catch { return }
-            // Whatever held this watch back past a timer's jitter may hold an in-process peer's
-            // answer too, a little at a time as often as a lot at once (only stalls over half
-            // a tick were forgiven, and a full suite at load 7 still closed a live test client).
-            // The tick itself always counts, so a dead peer still goes after the timeout.
             let late = ContinuousClock.now - due
-            if late > .milliseconds(10) { heartbeat.forgive(late) }
+            if late > tick / 2 { heartbeat.forgive(late) }
             if let stalled = outbox.stalledFor(), stalled > heartbeat.timeout {
                 outbox.close()
                 if closer.close(because: .slowReader) {
