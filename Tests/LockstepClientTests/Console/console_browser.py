@@ -19,6 +19,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -75,8 +76,11 @@ def shot(driver, name):
 
 
 def wait(driver, condition, message, seconds=10):
+    # The console re-renders a view when a push arrives: an element found a moment before can be
+    # replaced by the time it is read, which means "look again", not "failed".
     try:
-        return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+        return WebDriverWait(driver, seconds, poll_frequency=0.05,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d))
     except Exception:
         shot(driver, "failure")
         raise Failed(f"{message} (page: {driver.find_element(By.TAG_NAME, 'body').text[:600]!r})")
@@ -96,6 +100,12 @@ def sign_in(driver, token=ADMIN):
     driver.find_element(By.ID, "app-id").send_keys(APP)
     driver.find_element(By.ID, "admin-token").send_keys(token)
     driver.find_element(By.CSS_SELECTOR, "#sign-in-form button").click()
+
+
+def attribute(driver, selector, name):
+    """An attribute of the first element matching selector, read in one step (no stale element)."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null", selector, name)
 
 
 def go(driver, hash_path):
@@ -322,10 +332,10 @@ def scenario_overview(driver):
     wait(driver, lambda d: find(d, "[data-changes]"), "the overview shows no change count")
     asked = requests_to(driver, "__admin__/stats")
     for attempt in range(3):
-        before = int(find(driver, "[data-changes]").get_attribute("data-changes"))
+        before = int(attribute(driver, "[data-changes]", "data-changes"))
         started = time.monotonic()
         check(http("POST", f"/1/{APP}/events/i/o{attempt}", {"n": attempt})[0] == 200, "the HTTP write failed")
-        wait(driver, lambda d: int(find(d, "[data-changes]").get_attribute("data-changes")) == before + 1,
+        wait(driver, lambda d: int(attribute(d, "[data-changes]", "data-changes")) == before + 1,
              f"the overview's change count did not move from {before}", seconds=5)
         elapsed = time.monotonic() - started
         print(f"overview change count moved {elapsed * 1000:.0f} ms after the write")
