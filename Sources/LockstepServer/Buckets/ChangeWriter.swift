@@ -88,6 +88,7 @@ final class ChangeWriter: Sendable {
             guard group.count > 1 else { return group[0].completion(.failure(error)) }
             // The transaction failed as a whole (nothing of it is stored): commit each change
             // alone, so that whatever made it fail fails alone.
+            LockstepMetrics.commitGroupsRetriedAlone.increment()
             for pending in group { await write([pending]) }
             return
         }

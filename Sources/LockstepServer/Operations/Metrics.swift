@@ -26,6 +26,9 @@ public enum LockstepMetrics {
     static let changesMergedWithoutBase = Counter(label: "lockstep_changes_merged_without_base_total")
     /// How many changes each group commit (one transaction, one flush) carried.
     static let commitGroupSize = Recorder(label: "lockstep_commit_group_size")
+    /// Group commits whose transaction failed as a whole, so that each change was committed
+    /// again alone: a store fault to look into (each failure is also logged with its change).
+    static let commitGroupsRetriedAlone = Counter(label: "lockstep_commit_groups_retried_alone_total")
     static let socketConnections = Gauge(label: "lockstep_socket_connections")
     static let slowReadersClosed = Counter(label: "lockstep_slow_readers_closed_total")
 }
