@@ -7,9 +7,10 @@ import Synchronization
 /// messages in order (``SocketDispatcher``), writes everything it sends through one bounded
 /// ``SocketOutbox``, and watches that its peer keeps up.
 ///
-/// Three tasks run per connection: the reader (the WebSocket handler's own task), the writer
-/// draining the outbox, and a watchdog for writes the peer never takes. Changes announced on
-/// the ``ChangeHub`` reach the outbox from whichever task published them.
+/// Three tasks run per connection: the reader (the WebSocket handler's own task), one waiting
+/// for the outbox to end, and a watchdog for writes the peer never takes. Changes announced on
+/// the ``ChangeHub`` reach the outbox from whichever task published them, and the outbox writes
+/// them on the socket's event loop.
 final class SocketConnection: Sendable {
     let info: SocketConnectionInfo
     let services: LockstepServices
@@ -43,7 +44,7 @@ final class SocketConnection: Sendable {
         self.closer = closer
         let timeout = services.limits.heartbeatTimeoutSeconds
         self.heartbeat = timeout > 0 ? SocketHeartbeat(timeout: .nanoseconds(Int64(timeout * 1e9))) : nil
-        self.outbox = SocketOutbox(limit: limit) { [logger] queued in
+        self.outbox = SocketOutbox(channel: channel, limit: limit, stamp: services.clock.now) { [logger] queued in
             guard closer.close(because: .slowReader) else { return }
             logger.warning("closing a slow reader: \(queued) bytes would wait to be sent, over the limit of \(limit)")
             LockstepMetrics.slowReadersClosed.increment()
@@ -55,14 +56,14 @@ final class SocketConnection: Sendable {
     }
 
     /// Serves the connection until it ends, then tells the registry.
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+    func run(inbound: WebSocketInboundStream) async throws {
         logger.debug("streaming connection opened", metadata: ["lockstep.peer": .string(info.remoteAddress ?? "?")])
         var dispatcher = SocketDispatcher(connection: self)
         var failure: (any Error)?
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 do {
-                    try await outbox.run(writingTo: outbound, stamp: services.clock.now)
+                    try await outbox.run()
                 } catch {
                     // The peer is gone; the reader sees the socket close.
                     closer.close(because: .ended)

@@ -1,10 +1,9 @@
-import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
 import Synchronization
 
-/// The messages waiting to go out on one streaming connection, bounded in bytes, and the one
-/// task that writes them in order.
+/// The messages waiting to go out on one streaming connection, bounded in bytes, written in
+/// order on the socket's own event loop.
 ///
 /// Everything a connection sends passes through here: replies, errors and the changes the
 /// ``ChangeHub`` announces. Announcements cannot wait (the hub calls its subscribers
@@ -12,14 +11,21 @@ import Synchronization
 /// ``limit`` bytes pile up is a slow reader, and the outbox gives up on it (``onOverflow``)
 /// rather than let the server's memory grow. Replies to requests can wait, and do, with
 /// ``waitForRoom()``, so a client that asks for a lot (a long catch-up) is paced, not dropped.
+///
+/// What is queued goes out in one event-loop turn, as one write of all its frames and one
+/// flush, as a fast broker writes: no task wakes up per message, and a change announced to a
+/// thousand sockets costs a thousand queued writes, not a thousand task hops. A message's
+/// bytes count against ``limit`` until the kernel has taken them, so the bound covers what
+/// waits in NIO's buffers too, and a peer that takes nothing shows as a stalled write
+/// (``stalledFor(now:)``).
 final class SocketOutbox: Sendable {
     enum Message: Sendable {
         case text(ByteBuffer)
         /// One change announced live on a channel (its wire JSON): goes out as `N:c:[change]`,
         /// or together with the announcements queued right behind it for the same channel.
         case announcement(channel: Int, change: [UInt8])
-        /// A clock exchange reply, `t:<t1>:<t2>:<t3>`, whose send time `t3` is stamped by the
-        /// writer just before the frame goes out.
+        /// A clock exchange reply, `t:<t1>:<t2>:<t3>`, whose send time `t3` is stamped just
+        /// before the frame is written.
         case clockReply(clientSent: Int64, serverReceived: Int64)
         /// A WebSocket ping, for a peer that went quiet (``SocketHeartbeat``).
         case ping
@@ -36,30 +42,47 @@ final class SocketOutbox: Sendable {
 
     private struct State {
         var queue: [Message] = []
-        /// Bytes queued or being written.
+        /// Bytes queued, or written and not yet taken by the kernel.
         var bytes = 0
         var peakBytes = 0
         var isClosed = false
-        /// When the write in progress started; `nil` between writes.
-        var writingSince: ContinuousClock.Instant?
+        /// Why the outbox closed, when a write failed (the peer is gone).
+        var failure: (any Error)?
+        /// Whether a turn of the event loop will take what is queued.
+        var isDrainScheduled = false
+        /// Frames written whose bytes the kernel has not taken yet.
+        var framesInFlight = 0
+        /// When a frame in flight last went out (or the first was written); `nil` with none in flight.
+        var lastProgress: ContinuousClock.Instant?
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
+        var closeWaiter: CheckedContinuation<Void, any Error>?
     }
 
     /// Bytes the queue may hold before its peer counts as a slow reader.
     let limit: Int
+    private let channel: any Channel
     private let state = Mutex(State())
-    private let wakeups: AsyncStream<Void>
-    private let wake: AsyncStream<Void>.Continuation
+    private let stamp: @Sendable () -> Int64
     private let onOverflow: @Sendable (_ queuedBytes: Int) -> Void
 
     /// Frames longer than this go out in fragments: small frames suit every client's frame
     /// limit (16 KiB is swift-websocket's default; node's `websocket` allows 1 MiB).
     static let fragmentBytes = 16 * 1024
 
-    init(limit: Int, onOverflow: @escaping @Sendable (_ queuedBytes: Int) -> Void) {
+    /// Announcements merged into one frame hold at most about this many bytes of changes.
+    static let coalescedBytes = 256 * 1024
+
+    /// - Parameters:
+    ///   - channel: the upgraded WebSocket channel; frames are written to it directly.
+    ///   - stamp: the server clock, read for each clock reply just before it is written.
+    init(
+        channel: any Channel, limit: Int, stamp: @escaping @Sendable () -> Int64,
+        onOverflow: @escaping @Sendable (_ queuedBytes: Int) -> Void
+    ) {
+        self.channel = channel
         self.limit = limit
+        self.stamp = stamp
         self.onOverflow = onOverflow
-        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Queues a message without waiting. Returns `false` when the outbox is closed, or when this
@@ -70,29 +93,29 @@ final class SocketOutbox: Sendable {
     @discardableResult
     func enqueue(_ message: Message) -> Bool {
         let size = message.byteCount
-        let outcome: (accepted: Bool, overflow: Int?, waiters: [CheckedContinuation<Void, Never>]) = state.withLock { state in
-            guard !state.isClosed else { return (false, nil, []) }
+        enum Outcome { case queued(schedulesDrain: Bool), closed, overflowed(queued: Int) }
+        let outcome: Outcome = state.withLock { state in
+            guard !state.isClosed else { return .closed }
             if state.bytes > 0 && state.bytes + size > limit {
-                let queued = state.bytes
-                let waiters = state.roomWaiters
-                state.isClosed = true
-                state.queue = []
-                state.roomWaiters = []
-                return (false, queued, waiters)
+                return .overflowed(queued: state.bytes)
             }
             state.queue.append(message)
             state.bytes += size
             state.peakBytes = max(state.peakBytes, state.bytes)
-            return (true, nil, [])
+            defer { state.isDrainScheduled = true }
+            return .queued(schedulesDrain: !state.isDrainScheduled)
         }
-        if let queued = outcome.overflow {
-            for waiter in outcome.waiters { waiter.resume() }
-            wake.finish()
+        switch outcome {
+        case .queued(let schedulesDrain):
+            if schedulesDrain { channel.eventLoop.execute { self.drain() } }
+            return true
+        case .closed:
+            return false
+        case .overflowed(let queued):
+            finish(failure: nil)
             onOverflow(queued + size)
-        } else if outcome.accepted {
-            wake.yield()
+            return false
         }
-        return outcome.accepted
     }
 
     /// Waits until the queue is at most half full (or closed): what request handlers do before
@@ -108,45 +131,84 @@ final class SocketOutbox: Sendable {
         }
     }
 
-    /// Stops accepting messages, drops those not yet written, and ends ``run(writingTo:stamp:)``.
+    /// Stops accepting messages, drops those not yet written, and ends ``run()``.
     func close() {
-        let waiters = state.withLock { state in
-            state.isClosed = true
-            state.queue = []
-            defer { state.roomWaiters = [] }
-            return state.roomWaiters
-        }
-        for waiter in waiters { waiter.resume() }
-        wake.finish()
+        finish(failure: nil)
     }
 
     var peakBytes: Int { state.withLock { $0.peakBytes } }
 
-    /// How long the write in progress has been waiting for the peer to take it, if one is.
+    /// How long the peer has taken none of the frames written to it, if any wait.
     func stalledFor(now: ContinuousClock.Instant = .now) -> Duration? {
-        state.withLock { state in state.writingSince.map { now - $0 } }
+        state.withLock { state in state.lastProgress.map { now - $0 } }
     }
 
-    /// Writes queued messages in order until the outbox closes or a write fails (the peer is gone).
-    ///
-    /// - Parameter stamp: the server clock, read for each clock reply just before it is written.
-    func run(writingTo outbound: WebSocketOutboundWriter, stamp: @Sendable () -> Int64) async throws {
-        for await _ in wakeups {
-            while let batch = takeQueued() {
-                for frame in Self.frames(of: batch) {
-                    guard state.withLock({ state in
-                        if !state.isClosed { state.writingSince = .now }
-                        return !state.isClosed
-                    }) else { return }
-                    try await write(frame.message, to: outbound, stamp: stamp)
-                    written(frame.byteCount)
+    /// Returns when the outbox closes; throws when a write failed (the peer is gone).
+    func run() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let ended: Result<Void, any Error>? = state.withLock { state in
+                guard state.isClosed else {
+                    state.closeWaiter = continuation
+                    return nil
                 }
+                return state.failure.map { .failure($0) } ?? .success(())
             }
+            if let ended { continuation.resume(with: ended) }
         }
     }
 
-    /// Announcements merged into one frame hold at most about this many bytes of changes.
-    static let coalescedBytes = 256 * 1024
+    private func finish(failure: (any Error)?) {
+        let waiters: (room: [CheckedContinuation<Void, Never>], close: CheckedContinuation<Void, any Error>?)? = state.withLock { state in
+            guard !state.isClosed else { return nil }
+            state.isClosed = true
+            state.failure = failure
+            state.queue = []
+            defer {
+                state.roomWaiters = []
+                state.closeWaiter = nil
+            }
+            return (state.roomWaiters, state.closeWaiter)
+        }
+        guard let waiters else { return }
+        for waiter in waiters.room { waiter.resume() }
+        if let failure { waiters.close?.resume(throwing: failure) } else { waiters.close?.resume() }
+    }
+
+    /// On the event loop: writes everything queued, one frame per message or run of
+    /// announcements, and flushes once.
+    private func drain() {
+        let batch: [Message]? = state.withLock { state in
+            state.isDrainScheduled = false
+            guard !state.isClosed, !state.queue.isEmpty else { return nil }
+            if state.framesInFlight == 0 { state.lastProgress = .now }
+            defer { state.queue = [] }
+            return state.queue
+        }
+        guard let batch else { return }
+        let frames = Self.frames(of: batch)
+        state.withLock { $0.framesInFlight += frames.count }
+        for frame in frames {
+            let taken = channel.eventLoop.makePromise(of: Void.self)
+            let size = frame.byteCount
+            taken.futureResult.whenComplete { self.taken(size, $0) }
+            write(frame.message, completing: taken)
+        }
+        channel.flush()
+    }
+
+    /// On the event loop: the kernel took a frame's bytes, or the write failed.
+    private func taken(_ size: Int, _ result: Result<Void, any Error>) {
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            state.framesInFlight -= 1
+            state.bytes -= size
+            state.lastProgress = state.framesInFlight > 0 ? .now : nil
+            guard state.bytes <= limit / 2 else { return [] }
+            defer { state.roomWaiters = [] }
+            return state.roomWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+        if case .failure(let error) = result { finish(failure: error) }
+    }
 
     /// The frames that carry `batch`, in order: consecutive announcements on one channel share
     /// one `N:c:[…]` frame (up to ``coalescedBytes``), so a reader that fell behind catches up
@@ -177,26 +239,9 @@ final class SocketOutbox: Sendable {
         return frames
     }
 
-    private func takeQueued() -> [Message]? {
-        state.withLock { state in
-            guard !state.isClosed, !state.queue.isEmpty else { return nil }
-            defer { state.queue = [] }
-            return state.queue
-        }
-    }
-
-    private func written(_ size: Int) {
-        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
-            state.writingSince = nil
-            state.bytes -= size
-            guard state.bytes <= limit / 2 else { return [] }
-            defer { state.roomWaiters = [] }
-            return state.roomWaiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    private func write(_ message: Message, to outbound: WebSocketOutboundWriter, stamp: @Sendable () -> Int64) async throws {
+    /// Writes one message (without flushing): a text message longer than ``fragmentBytes`` as
+    /// fragments, the last of which completes `taken`.
+    private func write(_ message: Message, completing taken: EventLoopPromise<Void>) {
         var buffer: ByteBuffer
         switch message {
         case .text(let text):
@@ -206,17 +251,13 @@ final class SocketOutbox: Sendable {
         case .clockReply(let clientSent, let serverReceived):
             buffer = ByteBuffer(string: "t:\(clientSent):\(serverReceived):\(stamp())")
         case .ping:
-            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "lockstep"))))
-            return
+            return channel.write(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "lockstep")), promise: taken)
         }
-        guard buffer.readableBytes > Self.fragmentBytes else {
-            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: buffer)))
-            return
+        var opcode = WebSocketOpcode.text
+        while buffer.readableBytes > Self.fragmentBytes, let fragment = buffer.readSlice(length: Self.fragmentBytes) {
+            channel.write(WebSocketFrame(fin: false, opcode: opcode, data: fragment), promise: nil)
+            opcode = .continuation
         }
-        try await outbound.withTextMessageWriter { writer in
-            while let fragment = buffer.readSlice(length: min(Self.fragmentBytes, buffer.readableBytes)), fragment.readableBytes > 0 {
-                try await writer(fragment)
-            }
-        }
+        channel.write(WebSocketFrame(fin: true, opcode: opcode, data: buffer), promise: taken)
     }
 }

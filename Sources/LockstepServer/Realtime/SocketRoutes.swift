@@ -15,7 +15,9 @@ enum SocketRoutes {
             guard try await services.store.app(id: try context.parameters.require("app")) != nil else { return .dontUpgrade }
             return .upgrade([:])
         }
-        router.ws("/sock/1/{app}/websocket", shouldUpgrade: shouldUpgrade) { inbound, outbound, context in
+        // What the server sends goes to the channel directly (``SocketOutbox``), not through
+        // the library's writer: one flush per event-loop turn instead of a task hop per frame.
+        router.ws("/sock/1/{app}/websocket", shouldUpgrade: shouldUpgrade) { inbound, _, context in
             let request = context.requestContext
             let peer = services.trustedProxies.client(
                 peer: request.channel.remoteAddress.flatMap(IPAddress.init),
@@ -24,7 +26,7 @@ enum SocketRoutes {
                 appID: try request.parameters.require("app"), remoteAddress: peer?.description, at: services.clock.now())
             let connection = SocketConnection(
                 info: info, services: services, encoding: encoding, channel: request.channel, logger: context.logger)
-            try await connection.run(inbound: inbound, outbound: outbound)
+            try await connection.run(inbound: inbound)
         }
         return router
     }
