@@ -1,31 +1,53 @@
 import LockstepCore
+import NIOCore
 import Synchronization
 
-/// Encodes an announced change as JSON once for all the channels that send it.
+/// Encodes an announced change once for all the channels that send it.
 ///
 /// The hub hands one change to every subscriber of its bucket in turn, so remembering the
-/// last change encoded turns a thousand encodings of a broadcast into one.
+/// last change encoded turns a thousand encodings of a broadcast into one, and a thousand
+/// frames `N:c:[change]` into one per channel number (most clients use the same few), each a
+/// buffer every socket's write shares without copying it.
 final class ChangeEncodingCache: Sendable {
     private struct Entry {
-        var scope: BucketScope
-        var version: ChangeVersion
-        var extensions: Bool
-        var bytes: [UInt8]
+        let scope: BucketScope
+        let version: ChangeVersion
+        let extensions: Bool
+        let change: [UInt8]
+        var announcements: [Int: ByteBuffer] = [:]
+
+        init(_ event: ChangeEvent, extensions: Bool) {
+            scope = event.scope
+            version = event.version
+            self.extensions = extensions
+            change = event.wireJSON(extensions: extensions).jsonBytes
+        }
+
+        func describes(_ event: ChangeEvent, extensions: Bool) -> Bool {
+            version == event.version && scope == event.scope && self.extensions == extensions
+        }
+
+        mutating func announcement(on channel: Int) -> ByteBuffer {
+            if let built = announcements[channel] { return built }
+            let built = SocketReply.changes(channel, [change])
+            announcements[channel] = built
+            return built
+        }
     }
 
     private let last = Mutex<Entry?>(nil)
 
     init() {}
 
-    /// The change's wire JSON (``ChangeEvent/wireJSON(extensions:)``), encoded.
-    func bytes(for event: ChangeEvent, extensions: Bool) -> [UInt8] {
-        if let hit = last.withLock({ entry in
-            entry.flatMap { $0.version == event.version && $0.scope == event.scope && $0.extensions == extensions ? $0.bytes : nil }
-        }) {
-            return hit
+    /// The change announced on `channel`: `N:c:[change]`, the change as
+    /// ``ChangeEvent/wireJSON(extensions:)`` encodes it.
+    func announcement(of event: ChangeEvent, channel: Int, extensions: Bool) -> ByteBuffer {
+        last.withLock { last in
+            // Taken out and put back, so that adding a channel's frame does not copy the others.
+            var entry = last.take().flatMap { $0.describes(event, extensions: extensions) ? $0 : nil } ?? Entry(event, extensions: extensions)
+            let announcement = entry.announcement(on: channel)
+            last = entry
+            return announcement
         }
-        let bytes = event.wireJSON(extensions: extensions).jsonBytes
-        last.withLock { $0 = Entry(scope: event.scope, version: event.version, extensions: extensions, bytes: bytes) }
-        return bytes
     }
 }

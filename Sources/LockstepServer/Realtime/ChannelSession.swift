@@ -170,7 +170,7 @@ final class ChannelSession: Sendable {
 
     /// Called by the hub for each change to the bucket, synchronously: it only enqueues.
     private func receive(_ event: ChangeEvent) {
-        let bytes = environment.encoding.bytes(for: event, extensions: extensions)
+        let announcement = environment.encoding.announcement(of: event, channel: number, extensions: extensions)
         delivery.withLock { delivery in
             guard !delivery.isClosed, delivery.isStarted, let cursor = delivery.cursor else { return }
             guard delivery.isLive else {
@@ -180,7 +180,7 @@ final class ChannelSession: Sendable {
             if event.version.epoch == cursor.epoch && event.version.sequence <= cursor.sequence { return }
             if event.version.epoch == cursor.epoch && event.version.sequence == cursor.sequence + 1 {
                 delivery.cursor = event.version
-                environment.outbox.enqueue(.announcement(channel: number, change: bytes))
+                environment.outbox.enqueue(.announcement(channel: number, frame: announcement))
                 return
             }
             // A change before this one has not been announced (yet): read the feed instead.

@@ -21,9 +21,10 @@ import Synchronization
 final class SocketOutbox: Sendable {
     enum Message: Sendable {
         case text(ByteBuffer)
-        /// One change announced live on a channel (its wire JSON): goes out as `N:c:[change]`,
-        /// or together with the announcements queued right behind it for the same channel.
-        case announcement(channel: Int, change: [UInt8])
+        /// One change announced live on a channel: `frame` is `N:c:[change]`, built once for every
+        /// subscriber on channel `N` (``ChangeEncodingCache``). It goes out as it is, or together
+        /// with the announcements queued right behind it for the same channel.
+        case announcement(channel: Int, frame: ByteBuffer)
         /// A clock exchange reply, `t:<t1>:<t2>:<t3>`, whose send time `t3` is stamped just
         /// before the frame is written.
         case clockReply(clientSent: Int64, serverReceived: Int64)
@@ -33,7 +34,7 @@ final class SocketOutbox: Sendable {
         var byteCount: Int {
             switch self {
             case .text(let buffer): buffer.readableBytes
-            case .announcement(_, let change): change.count + 16
+            case .announcement(_, let frame): frame.readableBytes
             case .clockReply: 64
             case .ping: 16
             }
@@ -50,9 +51,9 @@ final class SocketOutbox: Sendable {
         var failure: (any Error)?
         /// Whether a turn of the event loop will take what is queued.
         var isDrainScheduled = false
-        /// Frames written whose bytes the kernel has not taken yet.
-        var framesInFlight = 0
-        /// When a frame in flight last went out (or the first was written); `nil` with none in flight.
+        /// Drains written whose bytes the kernel has not all taken yet.
+        var drainsInFlight = 0
+        /// When a drain in flight last went out whole (or the first was written); `nil` with none in flight.
         var lastProgress: ContinuousClock.Instant?
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
         var closeWaiter: CheckedContinuation<Void, any Error>?
@@ -175,33 +176,34 @@ final class SocketOutbox: Sendable {
     }
 
     /// On the event loop: writes everything queued, one frame per message or run of
-    /// announcements, and flushes once.
+    /// announcements, and flushes once. Only the last write carries a promise: the kernel
+    /// takes a socket's writes in order, so when it has the last it has them all.
     private func drain() {
         let batch: [Message]? = state.withLock { state in
             state.isDrainScheduled = false
             guard !state.isClosed, !state.queue.isEmpty else { return nil }
-            if state.framesInFlight == 0 { state.lastProgress = .now }
+            if state.drainsInFlight == 0 { state.lastProgress = .now }
+            state.drainsInFlight += 1
             defer { state.queue = [] }
             return state.queue
         }
         guard let batch else { return }
         let frames = Self.frames(of: batch)
-        state.withLock { $0.framesInFlight += frames.count }
-        for frame in frames {
-            let taken = channel.eventLoop.makePromise(of: Void.self)
-            let size = frame.byteCount
-            taken.futureResult.whenComplete { self.taken(size, $0) }
-            write(frame.message, completing: taken)
+        let taken = channel.eventLoop.makePromise(of: Void.self)
+        let size = batch.reduce(0) { $0 + $1.byteCount }
+        taken.futureResult.whenComplete { self.taken(size, $0) }
+        for (index, frame) in frames.enumerated() {
+            write(frame, completing: index == frames.count - 1 ? taken : nil)
         }
         channel.flush()
     }
 
-    /// On the event loop: the kernel took a frame's bytes, or the write failed.
+    /// On the event loop: the kernel took a drain's bytes, or its writes failed.
     private func taken(_ size: Int, _ result: Result<Void, any Error>) {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
-            state.framesInFlight -= 1
+            state.drainsInFlight -= 1
             state.bytes -= size
-            state.lastProgress = state.framesInFlight > 0 ? .now : nil
+            state.lastProgress = state.drainsInFlight > 0 ? .now : nil
             guard state.bytes <= limit / 2 else { return [] }
             defer { state.roomWaiters = [] }
             return state.roomWaiters
@@ -213,41 +215,37 @@ final class SocketOutbox: Sendable {
     /// The frames that carry `batch`, in order: consecutive announcements on one channel share
     /// one `N:c:[…]` frame (up to ``coalescedBytes``), so a reader that fell behind catches up
     /// in a few frames, and a client takes them in one transaction instead of one each.
-    /// `byteCount` is what the frame's messages counted in the queue.
-    static func frames(of batch: [Message]) -> [(message: Message, byteCount: Int)] {
-        var frames: [(message: Message, byteCount: Int)] = []
+    static func frames(of batch: [Message]) -> [Message] {
+        var frames: [Message] = []
         var index = batch.startIndex
         while index < batch.endIndex {
             guard case .announcement(let channel, let first) = batch[index] else {
-                frames.append((batch[index], batch[index].byteCount))
+                frames.append(batch[index])
                 index += 1
                 continue
             }
-            let start = index
-            var changes = [first]
-            var bytes = first.count
-            var byteCount = batch[index].byteCount
+            var run = [first]
+            var bytes = first.readableBytes
             index += 1
-            while index < batch.endIndex, case .announcement(channel, let next) = batch[index], bytes + next.count <= coalescedBytes {
-                changes.append(next)
-                bytes += next.count
-                byteCount += batch[index].byteCount
+            while index < batch.endIndex, case .announcement(channel, let next) = batch[index], bytes + next.readableBytes <= coalescedBytes {
+                run.append(next)
+                bytes += next.readableBytes
                 index += 1
             }
-            frames.append((changes.count == 1 ? batch[start] : .text(SocketReply.changes(channel, changes)), byteCount))
+            frames.append(run.count == 1 ? .announcement(channel: channel, frame: first) : .text(SocketReply.merging(channel, run)))
         }
         return frames
     }
 
     /// Writes one message (without flushing): a text message longer than ``fragmentBytes`` as
     /// fragments, the last of which completes `taken`.
-    private func write(_ message: Message, completing taken: EventLoopPromise<Void>) {
+    private func write(_ message: Message, completing taken: EventLoopPromise<Void>?) {
         var buffer: ByteBuffer
         switch message {
         case .text(let text):
             buffer = text
-        case .announcement(let channel, let change):
-            buffer = SocketReply.changes(channel, [change])
+        case .announcement(_, let frame):
+            buffer = frame
         case .clockReply(let clientSent, let serverReceived):
             buffer = ByteBuffer(string: "t:\(clientSent):\(serverReceived):\(stamp())")
         case .ping:

@@ -26,6 +26,19 @@ enum SocketReply {
         return buffer
     }
 
+    /// Announcements of one channel, each `N:c:[change]`, as one `N:c:[change,…]`.
+    static func merging(_ channel: Int, _ announcements: [ByteBuffer]) -> ByteBuffer {
+        let prefix = "\(channel):c:["
+        var buffer = ByteBuffer(string: prefix)
+        for (index, announcement) in announcements.enumerated() {
+            if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
+            let change = announcement.readableBytesView.dropFirst(prefix.utf8.count).dropLast()
+            buffer.writeBytes(change)
+        }
+        buffer.writeInteger(UInt8(ascii: "]"))
+        return buffer
+    }
+
     /// An error that the protocol has no message of its own for (an unknown command, a
     /// malformed request): `<channel>:?:{"code","message"}`, or `?:{…}` for the connection.
     ///
