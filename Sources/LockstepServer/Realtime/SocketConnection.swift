@@ -7,10 +7,11 @@ import Synchronization
 /// messages in order (``SocketDispatcher``), writes everything it sends through one bounded
 /// ``SocketOutbox``, and watches that its peer keeps up.
 ///
-/// Three tasks run per connection: the reader (the WebSocket handler's own task), one waiting
-/// for the outbox to end, and a watchdog for writes the peer never takes. Changes announced on
-/// the ``ChangeHub`` reach the outbox from whichever task published them, and the outbox writes
-/// them on the socket's event loop.
+/// One task runs per connection, the reader (the WebSocket handler's own, and the one reading
+/// ahead of it). Everything else is on the socket's event loop: the outbox's writes, the
+/// heartbeat's timer, the deadline for a first channel and token expiries, so an idle
+/// connection holds no task of its own and a busy cooperative pool makes no timer late. Changes
+/// announced on the ``ChangeHub`` reach the outbox from whichever task published them.
 final class SocketConnection: Sendable {
     let info: SocketConnectionInfo
     let services: LockstepServices
@@ -30,6 +31,9 @@ final class SocketConnection: Sendable {
     /// Timers that end the connection when a token it holds expires, by expiry, cancelled when
     /// it ends.
     private let expiryTimers = Mutex<[Int64: Scheduled<Void>]>([:])
+    /// The heartbeat's timer (``watchThePeer()``) and the deadline for a first channel.
+    private let peerWatch = Mutex<RepeatedTask?>(nil)
+    private let firstChannelDeadline = Mutex<Scheduled<Void>?>(nil)
 
     init(info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel, logger: Logger) {
         var logger = logger
@@ -44,11 +48,15 @@ final class SocketConnection: Sendable {
         self.closer = closer
         let timeout = services.limits.heartbeatTimeoutSeconds
         self.heartbeat = timeout > 0 ? SocketHeartbeat(timeout: .nanoseconds(Int64(timeout * 1e9))) : nil
-        self.outbox = SocketOutbox(channel: channel, limit: limit, stamp: services.clock.now) { [logger] queued in
-            guard closer.close(because: .slowReader) else { return }
-            logger.warning("closing a slow reader: \(queued) bytes would wait to be sent, over the limit of \(limit)")
-            LockstepMetrics.slowReadersClosed.increment()
-        }
+        self.outbox = SocketOutbox(
+            channel: channel, limit: limit, stamp: services.clock.now,
+            onOverflow: { [logger] queued in
+                guard closer.close(because: .slowReader) else { return }
+                logger.warning("closing a slow reader: \(queued) bytes would wait to be sent, over the limit of \(limit)")
+                LockstepMetrics.slowReadersClosed.increment()
+            },
+            // The peer is gone; the reader sees the socket close.
+            onWriteFailure: { closer.close(because: .ended) })
         services.connections.setTerminator(info.id) { [logger] reason in
             guard closer.close(because: reason) else { return }
             logger.debug("closed a streaming connection: \(reason)")
@@ -58,32 +66,22 @@ final class SocketConnection: Sendable {
     /// Serves the connection until it ends, then tells the registry.
     func run(inbound: WebSocketInboundStream) async throws {
         logger.debug("streaming connection opened", metadata: ["lockstep.peer": .string(info.remoteAddress ?? "?")])
+        awaitFirstChannel()
+        await watchThePeer()
         var dispatcher = SocketDispatcher(connection: self)
         var failure: (any Error)?
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [self] in
-                do {
-                    try await outbox.run()
-                } catch {
-                    // The peer is gone; the reader sees the socket close.
-                    closer.close(because: .ended)
-                }
-                // Nothing more goes out: release whoever waits for room (the reader, catch-ups).
-                outbox.close()
-            }
-            group.addTask { [self] in await watchThePeer() }
-            group.addTask { [self] in await awaitFirstChannel() }
-            do {
-                try await dispatcher.read(inbound)
-            } catch {
-                failure = error
-            }
-            dispatcher.closeChannels()
-            releaseFeed.withLock { $0?.cancel() }
-            for timer in expiryTimers.withLock({ $0.values }) { timer.cancel() }
-            outbox.close()
-            group.cancelAll()
+        do {
+            try await dispatcher.read(inbound)
+        } catch {
+            failure = error
         }
+        dispatcher.closeChannels()
+        releaseFeed.withLock { $0?.cancel() }
+        for timer in expiryTimers.withLock({ $0.values }) { timer.cancel() }
+        firstChannelDeadline.withLock { $0?.cancel() }
+        peerWatch.withLock { $0?.cancel() }
+        // Nothing more goes out: whoever waits for room (catch-ups) is released.
+        outbox.close()
         let end = SocketConnectionEnd(
             connection: info, reason: closer.reason, peakQueuedBytes: outbox.peakBytes, serverClosedAt: closer.closedAt)
         logger.debug("streaming connection closed", metadata: ["lockstep.reason": "\(end.reason)"])
@@ -119,12 +117,14 @@ final class SocketConnection: Sendable {
     }
 
     /// Closes the connection if no channel was opened with a valid token in time.
-    private func awaitFirstChannel() async {
+    private func awaitFirstChannel() {
         let timeout = services.limits.socketInitTimeoutSeconds
         guard timeout > 0 else { return }
-        do { try await Task.sleep(for: .nanoseconds(Int64(timeout * 1e9))) } catch { return }
-        guard !authorized.load(ordering: .acquiring), closer.close(because: .noInit) else { return }
-        logger.debug("closed a streaming connection that opened no channel within \(timeout) s")
+        let deadline = closer.channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [self] in
+            guard !authorized.load(ordering: .acquiring), closer.close(because: .noInit) else { return }
+            logger.debug("closed a streaming connection that opened no channel within \(timeout) s")
+        }
+        firstChannelDeadline.withLock { $0 = deadline }
     }
 
     /// Sends every key release from now on as `release:{…}`; asking again changes nothing.
@@ -150,33 +150,49 @@ final class SocketConnection: Sendable {
     /// Pings a peer that went quiet and closes the connection when it stays silent for the
     /// heartbeat timeout (``SocketHeartbeat``), or when it has not taken a single message for
     /// that long: pings cannot catch the latter, since they queue behind the stalled write.
+    ///
+    /// The check runs on the socket's event loop every quarter of the timeout. When it runs
+    /// late, by over half a tick, the loop was too busy to read either, so the lateness is not
+    /// counted as the peer's silence (``SocketHeartbeat/forgive(_:now:)``).
     private func watchThePeer() async {
         guard let heartbeat else { return }
         do { try await heartbeat.listen(to: closer.channel) } catch { return }
         let tick = heartbeat.timeout / 4
-        while !Task.isCancelled {
-            let due = ContinuousClock.now + tick
-            do { try await Task.sleep(until: due) } catch { return }
-            let late = ContinuousClock.now - due
+        let due = Mutex(ContinuousClock.now + tick)
+        let watch = closer.channel.eventLoop.scheduleRepeatedTask(
+            initialDelay: .nanoseconds(Int64(tick.nanoseconds)), delay: .nanoseconds(Int64(tick.nanoseconds))
+        ) { [self] watch in
+            let now = ContinuousClock.now
+            let late = due.withLock { due in
+                defer { due = now + tick }
+                return now - due
+            }
             if late > tick / 2 { heartbeat.forgive(late) }
-            if let stalled = outbox.stalledFor(), stalled > heartbeat.timeout {
-                outbox.close()
-                if closer.close(because: .slowReader) {
-                    logger.warning("closing a slow reader: no message got through for \(stalled)")
-                    LockstepMetrics.slowReadersClosed.increment()
-                }
-                return
+            if !peerKeepsUp(heartbeat) { watch.cancel() }
+        }
+        peerWatch.withLock { $0 = watch }
+    }
+
+    /// Whether the peer still takes what is written and answers; when not, closes the connection.
+    private func peerKeepsUp(_ heartbeat: SocketHeartbeat) -> Bool {
+        if let stalled = outbox.stalledFor(), stalled > heartbeat.timeout {
+            outbox.close()
+            if closer.close(because: .slowReader) {
+                logger.warning("closing a slow reader: no message got through for \(stalled)")
+                LockstepMetrics.slowReadersClosed.increment()
             }
-            switch heartbeat.check() {
-            case .alive:
-                continue
-            case .ping:
-                outbox.enqueue(.ping)
-            case .silent(let silence):
-                outbox.close()
-                if closer.close(because: .ended) { logger.debug("closing a peer silent for \(silence)") }
-                return
-            }
+            return false
+        }
+        switch heartbeat.check() {
+        case .alive:
+            return true
+        case .ping:
+            outbox.enqueue(.ping)
+            return true
+        case .silent(let silence):
+            outbox.close()
+            if closer.close(because: .ended) { logger.debug("closing a peer silent for \(silence)") }
+            return false
         }
     }
 

@@ -47,8 +47,6 @@ final class SocketOutbox: Sendable {
         var bytes = 0
         var peakBytes = 0
         var isClosed = false
-        /// Why the outbox closed, when a write failed (the peer is gone).
-        var failure: (any Error)?
         /// Whether a turn of the event loop will take what is queued.
         var isDrainScheduled = false
         /// Drains written whose bytes the kernel has not all taken yet.
@@ -56,7 +54,6 @@ final class SocketOutbox: Sendable {
         /// When a drain in flight last went out whole (or the first was written); `nil` with none in flight.
         var lastProgress: ContinuousClock.Instant?
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
-        var closeWaiter: CheckedContinuation<Void, any Error>?
     }
 
     /// Bytes the queue may hold before its peer counts as a slow reader.
@@ -65,6 +62,7 @@ final class SocketOutbox: Sendable {
     private let state = Mutex(State())
     private let stamp: @Sendable () -> Int64
     private let onOverflow: @Sendable (_ queuedBytes: Int) -> Void
+    private let onWriteFailure: @Sendable () -> Void
 
     /// Frames longer than this go out in fragments: small frames suit every client's frame
     /// limit (16 KiB is swift-websocket's default; node's `websocket` allows 1 MiB).
@@ -76,14 +74,17 @@ final class SocketOutbox: Sendable {
     /// - Parameters:
     ///   - channel: the upgraded WebSocket channel; frames are written to it directly.
     ///   - stamp: the server clock, read for each clock reply just before it is written.
+    ///   - onOverflow: told of a slow reader, once, when the outbox closes because of it.
+    ///   - onWriteFailure: told once that a write failed (the peer is gone); the outbox is closed.
     init(
         channel: any Channel, limit: Int, stamp: @escaping @Sendable () -> Int64,
-        onOverflow: @escaping @Sendable (_ queuedBytes: Int) -> Void
+        onOverflow: @escaping @Sendable (_ queuedBytes: Int) -> Void, onWriteFailure: @escaping @Sendable () -> Void
     ) {
         self.channel = channel
         self.limit = limit
         self.stamp = stamp
         self.onOverflow = onOverflow
+        self.onWriteFailure = onWriteFailure
     }
 
     /// Queues a message without waiting. Returns `false` when the outbox is closed, or when this
@@ -113,8 +114,7 @@ final class SocketOutbox: Sendable {
         case .closed:
             return false
         case .overflowed(let queued):
-            finish(failure: nil)
-            onOverflow(queued + size)
+            if finish() { onOverflow(queued + size) }
             return false
         }
     }
@@ -132,9 +132,9 @@ final class SocketOutbox: Sendable {
         }
     }
 
-    /// Stops accepting messages, drops those not yet written, and ends ``run()``.
+    /// Stops accepting messages and drops those not yet written.
     func close() {
-        finish(failure: nil)
+        finish()
     }
 
     var peakBytes: Int { state.withLock { $0.peakBytes } }
@@ -144,35 +144,19 @@ final class SocketOutbox: Sendable {
         state.withLock { state in state.lastProgress.map { now - $0 } }
     }
 
-    /// Returns when the outbox closes; throws when a write failed (the peer is gone).
-    func run() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let ended: Result<Void, any Error>? = state.withLock { state in
-                guard state.isClosed else {
-                    state.closeWaiter = continuation
-                    return nil
-                }
-                return state.failure.map { .failure($0) } ?? .success(())
-            }
-            if let ended { continuation.resume(with: ended) }
-        }
-    }
-
-    private func finish(failure: (any Error)?) {
-        let waiters: (room: [CheckedContinuation<Void, Never>], close: CheckedContinuation<Void, any Error>?)? = state.withLock { state in
+    /// Closes the outbox and releases whoever waits for room; `false` when it was closed already.
+    @discardableResult
+    private func finish() -> Bool {
+        let waiters: [CheckedContinuation<Void, Never>]? = state.withLock { state in
             guard !state.isClosed else { return nil }
             state.isClosed = true
-            state.failure = failure
             state.queue = []
-            defer {
-                state.roomWaiters = []
-                state.closeWaiter = nil
-            }
-            return (state.roomWaiters, state.closeWaiter)
+            defer { state.roomWaiters = [] }
+            return state.roomWaiters
         }
-        guard let waiters else { return }
-        for waiter in waiters.room { waiter.resume() }
-        if let failure { waiters.close?.resume(throwing: failure) } else { waiters.close?.resume() }
+        guard let waiters else { return false }
+        for waiter in waiters { waiter.resume() }
+        return true
     }
 
     /// On the event loop: writes everything queued, one frame per message or run of
@@ -209,7 +193,7 @@ final class SocketOutbox: Sendable {
             return state.roomWaiters
         }
         for waiter in waiters { waiter.resume() }
-        if case .failure(let error) = result { finish(failure: error) }
+        if case .failure = result, finish() { onWriteFailure() }
     }
 
     /// The frames that carry `batch`, in order: consecutive announcements on one channel share
