@@ -4,7 +4,7 @@ import Foundation
 /// behind each row, and Lockstep's figures against Redis's.
 enum FanoutProcessReport {
     static var header: String {
-        row("server", "deliveries", "missing", "dropped", "refused", "p50 ms", "p99 ms", "max ms", "deliveries/s", "CPU µs/deliv", "RSS MB")
+        row("server", "deliveries", "missing", "dropped", "refused", "p50 ms", "p99 ms", "max ms", "deliveries/s", "CPU µs/deliv", "RSS MiB")
     }
 
     static func row(_ measurement: FanoutLoad.Measurement) -> String {
@@ -23,7 +23,7 @@ enum FanoutProcessReport {
         let name = measurement.server
         var lines = [
             "\(name): " + String(
-                format: "server CPU %.2f s over %.2f s from the first write to the last delivery (%.0f %% of a core); RSS %.1f MB, peak %.1f MB",
+                format: "server CPU %.2f s over %.2f s from the first write to the last delivery (%.0f %% of a core); RSS %.1f MiB, peak %.1f MiB",
                 measurement.serverCPUSeconds, measurement.seconds, 100 * measurement.serverCPUSeconds / max(measurement.seconds, 1e-9),
                 Double(measurement.serverMemory?.resident ?? 0) / 1_048_576, Double(measurement.serverMemory?.peakResident ?? 0) / 1_048_576),
             "\(name): " + String(
@@ -60,7 +60,7 @@ enum FanoutProcessReport {
     }
 
     private static func row(_ cells: String...) -> String {
-        zip(cells, [8, 16, 8, 8, 8, 8, 8, 8, 13, 13, 7]).enumerated().map { index, pair in
+        zip(cells, [8, 16, 8, 8, 8, 8, 8, 8, 13, 13, 8]).enumerated().map { index, pair in
             let (cell, width) = pair
             let padding = String(repeating: " ", count: max(0, width - cell.count))
             return index == 0 ? cell + padding : padding + cell

@@ -62,7 +62,7 @@ struct IdleSockets {
         }
 
         say("")
-        say(Self.row("server", "sockets", "still open", "connect s", "RSS before MB", "all open MB", "after hold MB", "KB/socket", "peak MB", "hold CPU ms/s"))
+        say(Self.row("server", "sockets", "still open", "connect s", "RSS before MiB", "all open MiB", "after hold MiB", "KiB/socket", "peak MiB", "hold CPU ms/s"))
         for measurement in measurements { say(row(measurement)) }
         for measurement in measurements where measurement.subscribers.dropped > 0 {
             say("\(measurement.server): \(measurement.subscribers.dropped) sockets dropped: \(FanoutProcessReport.describe(measurement.subscribers.endings))")
@@ -104,7 +104,7 @@ struct IdleSockets {
     }
 
     private static func row(_ cells: String...) -> String {
-        zip(cells, [8, 8, 11, 10, 14, 12, 14, 10, 8, 14]).enumerated().map { index, pair in
+        zip(cells, [8, 8, 11, 10, 15, 13, 15, 11, 9, 14]).enumerated().map { index, pair in
             let (cell, width) = pair
             let padding = String(repeating: " ", count: max(0, width - cell.count))
             return index == 0 ? cell + padding : padding + cell
