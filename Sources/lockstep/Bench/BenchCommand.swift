@@ -8,6 +8,6 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure Lockstep's speed and accuracy (build with -c release).",
         subcommands: [
             BenchDiff.self, BenchClock.self, BenchReleases.self, BenchStore.self, BenchHistory.self, FanoutBenchmark.self, ClientBenchmark.self,
-            PeerBenchmark.self, BenchBlobs.self,
+            PeerBenchmark.self, BenchBlobs.self, FanoutSubscribers.self,
         ])
 }

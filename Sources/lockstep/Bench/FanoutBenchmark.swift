@@ -15,6 +15,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
             group after another, in four rounds: on N app-wide shared buckets, on N spaces whose members \
             the subscribers are, on spaces again, on buckets again; the ratio of the pooled latencies \
             says what a space's rights cost per delivery.
+
+            With --processes N, the server runs as a process of its own (`lockstep serve` of this \
+            binary) and the subscribers in N child processes, so that the server's CPU time per \
+            delivery and its memory are read from /proc apart from the load's; the same load then \
+            runs against redis-server (--redis) as a baseline. No baseline round. With \
+            --idle-sockets M, the child processes instead hold M silent connections for --seconds, \
+            and the servers' memory is read before and after.
             """)
 
     @Option(help: "Subscribers on the shared bucket.")
@@ -44,7 +51,21 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(name: .customLong("admin-token"), help: "The app's admin token, with --url.")
     var adminToken: String?
 
+    @Option(help: "Run the server and the subscribers in processes of their own, the subscribers spread over this many.")
+    var processes: Int?
+
+    @Option(help: "redis-server, for the baseline of --processes and --idle-sockets (skipped when not there).")
+    var redis = "/usr/bin/redis-server"
+
+    @Option(name: .customLong("idle-sockets"), help: "Instead of fan-out: hold this many idle streaming connections (in --processes processes, 2 unless given) and read the servers' memory.")
+    var idleSockets: Int?
+
     func validate() throws {
+        if let processes, processes < 1 { throw ValidationError("--processes must be at least 1") }
+        if let idleSockets, idleSockets < 1 { throw ValidationError("--idle-sockets must be at least 1") }
+        if (processes != nil || idleSockets != nil) && (url != nil || spaces > 0) {
+            throw ValidationError("--processes and --idle-sockets start their own servers: not with --url or --spaces")
+        }
         guard subscribers > 0, baselineSubscribers > 0, writesPerSecond > 0, seconds > 0, spaces >= 0, members > 0 else {
             throw ValidationError("subscribers, members, writes per second and seconds must be positive")
         }
@@ -52,6 +73,14 @@ struct FanoutBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let idleSockets {
+            return try await IdleSockets(sockets: idleSockets, processes: processes ?? 2, holdSeconds: seconds, redisBinary: redis).run()
+        }
+        if let processes {
+            return try await FanoutOverProcesses(
+                subscribers: subscribers, processes: processes, writesPerSecond: writesPerSecond, seconds: seconds, redisBinary: redis
+            ).run()
+        }
         let target: BenchTarget
         if let url, let app, let adminToken {
             target = try await BenchTarget.remote(url: url, app: app, adminToken: adminToken)
