@@ -49,7 +49,7 @@ public enum LockstepServer {
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
                     configuration: .init(ws: SocketRoutes.configuration(limits: limits))),
-                connections: connections, limits: limits)
+                connections: connections, limits: limits, releases: services.releases)
         }
         var background: [any Service] = [services.presence, services.pruner, services.tokenWatch]
         if let blobs = services.blobs {

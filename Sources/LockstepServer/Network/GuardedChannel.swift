@@ -5,13 +5,16 @@ import NIOHTTP1
 
 /// The server's child channel (HTTP/1.1 with WebSocket upgrades) with the connection
 /// defenses around it: the per-address cap (``ConnectionLimiter``), applied as each
-/// connection is accepted, and the request deadlines and parser refusals (``RequestGuard``).
+/// connection is accepted, and the request deadlines and parser refusals (``RequestGuard``);
+/// and, when the server has a timed store, release windows answered on the event loop
+/// (``ReleaseWindowFastPath``).
 struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
 
     let inner: Inner
     let connections: ConnectionLimiter
     let limits: Limits
+    let releases: ReleaseService?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress.flatMap(IPAddress.init)
@@ -21,13 +24,17 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
             return channel.eventLoop.makeFailedFuture(TooManyConnections())
         }
         channel.closeFuture.whenComplete { [connections] _ in connections.release(address) }
-        return inner.setup(channel: channel, logger: logger).flatMapThrowing { [limits] value in
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { [limits, releases] value in
             // The inner setup built the HTTP pipeline synchronously, before any byte was read.
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             let requestGuard = RequestGuard(limits: limits)
             try channel.pipeline.syncOperations.addHandler(requestGuard.watcher, position: .before(decoder))
             try channel.pipeline.syncOperations.addHandler(requestGuard, position: .after(decoder))
-            try channel.pipeline.syncOperations.addHandler(FileBodyWriter(), position: .after(requestGuard))
+            let fileBodyWriter = FileBodyWriter()
+            try channel.pipeline.syncOperations.addHandler(fileBodyWriter, position: .after(requestGuard))
+            if let releases {
+                try channel.pipeline.syncOperations.addHandler(ReleaseWindowFastPath(releases: releases), position: .after(fileBodyWriter))
+            }
             return value
         }
     }

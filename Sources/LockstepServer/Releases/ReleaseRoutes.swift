@@ -16,10 +16,6 @@ import NIOCore
 struct ReleaseRoutes<Context: RequestContext> {
     let services: LockstepServices
 
-    /// How long clients and caches may keep a window: it never changes, and is of use for
-    /// as long as it covers.
-    static var windowCacheControl: String { "public, max-age=\(ReleaseWindow.lengthMilliseconds / 1000), immutable" }
-
     func add(to router: Router<Context>) {
         router.get("/releases") { _, _ in try manifest() }
         router.get("/releases/{store}/windows/{start}") { request, context in try await window(request, context) }
@@ -51,36 +47,13 @@ struct ReleaseRoutes<Context: RequestContext> {
     }
 
     private func window(_ request: Request, _ context: Context) async throws -> Response {
-        let releases = try service()
-        let schedule = try releases.schedule(try context.parameters.require("store"))
-        let now = releases.nowMilliseconds
-        let text = try context.parameters.require("start")
-        let latest = text == "latest"
-        let start = try latest ? ReleaseWindow.start(containing: now) : Self.milliseconds(text, name: "a window start")
-        guard start % ReleaseWindow.stepMilliseconds == 0 else {
-            throw ReleaseError(.badRequest, "windows start on whole minutes (multiples of \(ReleaseWindow.stepMilliseconds) ms); \(start) is not one")
-        }
-        guard start <= now else {
-            throw ReleaseError(.notYet, "the window \(start) opens in \(start - now) ms", details: ["start": .integer(start), "now": .integer(now)])
-        }
-        guard now < start + ReleaseWindow.lengthMilliseconds else {
-            throw ReleaseError(.expired, "the window \(start) ended \(now - start - ReleaseWindow.lengthMilliseconds) ms ago; ask for \(ReleaseWindow.start(containing: now))",
-                details: ["start": .integer(start), "now": .integer(now)])
-        }
-        let file = await releases.window(schedule, start: start)
-        var headers: HTTPFields = [.eTag: file.etag]
-        if latest {
-            let secondsLeft = (start + ReleaseWindow.stepMilliseconds - now) / 1000
-            headers[.cacheControl] = "public, max-age=\(secondsLeft)"
-            headers[.contentLocation] = "/releases/\(schedule.store.id)/windows/\(start)"
-        } else {
-            headers[.cacheControl] = Self.windowCacheControl
-        }
-        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == file.etag }) == true {
+        let answer = try await service().windowAnswer(store: try context.parameters.require("store"), start: try context.parameters.require("start"))
+        var headers = HTTPFields(answer.headers.compactMap { header in HTTPField.Name(header.name).map { HTTPField(name: $0, value: header.value) } })
+        if answer.isNotModified(ifNoneMatch: request.headers[.ifNoneMatch]) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: file.buffer))
+        headers[.contentType] = WindowAnswer.contentType
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: answer.file.buffer))
     }
 
     private func key(_ request: Request, _ context: Context) async throws -> Response {
@@ -89,7 +62,7 @@ struct ReleaseRoutes<Context: RequestContext> {
         let now = releases.nowMilliseconds
         let text = try context.parameters.require("time")
         let latest = text == "latest"
-        let position = ChainPosition(releasedAt: try latest ? now : Self.milliseconds(text, name: "a key time"))
+        let position = ChainPosition(releasedAt: try latest ? now : ReleaseService.milliseconds(text, name: "a key time"))
         let time = position.releaseTime
         guard time <= now else {
             throw ReleaseError(.notReleased, "the key for \(time) is released at \(time) server time, in \(time - now) ms",
@@ -102,12 +75,5 @@ struct ReleaseRoutes<Context: RequestContext> {
         let key = ReleasedKey(store: schedule.store.id, position: position, key: chain.key(at: position.index))
         let cacheControl = latest ? "public, max-age=1" : "public, max-age=31536000, immutable"
         return .json(key.json, headers: [.cacheControl: cacheControl])
-    }
-
-    static func milliseconds(_ text: String, name: String) throws(ReleaseError) -> Int64 {
-        guard let value = Int64(text), ReleaseService.validTimes.contains(value) else {
-            throw ReleaseError(.badRequest, "\(name) is a time in milliseconds since the Unix epoch (or latest), not \(text)")
-        }
-        return value
     }
 }

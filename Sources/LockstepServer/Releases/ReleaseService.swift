@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 public import LockstepCore
 import NIOCore
+import Synchronization
 
 /// The timed store: windows, keys, the live key stream and the schedule purchases are checked
 /// against, all derived from the configuration and the seed with no database.
@@ -19,7 +20,9 @@ public final class ReleaseService: Sendable {
     let seed: ReleaseSeed
     /// Server time in nanoseconds since the Unix epoch.
     let now: @Sendable () -> Int64
-    private let windows: SharedResults<WindowKey, WindowFile>
+    let windows: SharedResults<WindowKey, WindowFile>
+    /// Windows answered on the event loop from their prepared bytes (``ReleaseWindowFastPath``).
+    let windowsAnsweredAtHand = Atomic<Int>(0)
     private let chains: SharedResults<ChainKey, ReleaseKeyChain>
 
     /// How far back keys are served: a day of epochs. Older ones are refused, so that no one
@@ -67,6 +70,14 @@ public final class ReleaseService: Sendable {
 
     /// Server time in milliseconds since the Unix epoch.
     var nowMilliseconds: Int64 { now() / 1_000_000 }
+
+    /// A time in a request's path: milliseconds since the Unix epoch, within ``validTimes``.
+    static func milliseconds(_ text: String, name: String) throws(ReleaseError) -> Int64 {
+        guard let value = Int64(text), ReleaseService.validTimes.contains(value) else {
+            throw ReleaseError(.badRequest, "\(name) is a time in milliseconds since the Unix epoch (or latest), not \(text)")
+        }
+        return value
+    }
 
     func schedule(_ store: String) throws(ReleaseError) -> StoreSchedule {
         guard let schedule = schedules[store] else { throw ReleaseError(.unknownStore, "there is no store \(store)") }

@@ -5,6 +5,8 @@ import Synchronization
 /// a new window or key so costs one computation.
 final class SharedResults<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let tasks = Mutex<[Key: Task<Value, Never>]>([:])
+    /// The results computed already, for ``computed(_:)``, which cannot wait.
+    private let results = Mutex<[Key: Value]>([:])
     private let capacity: Int
     private let order: @Sendable (Key, Key) -> Bool
 
@@ -17,11 +19,27 @@ final class SharedResults<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func value(_ key: Key, compute: @escaping @Sendable () -> Value) async -> Value {
         let task = tasks.withLock { tasks in
             if let running = tasks[key] { return running }
-            let task = Task { compute() }
+            let task = Task { [self] in
+                let value = compute()
+                // Kept only while its task is: one dropped meanwhile stays dropped.
+                self.tasks.withLock { tasks in
+                    if tasks[key] != nil { results.withLock { $0[key] = value } }
+                }
+                return value
+            }
             tasks[key] = task
-            if tasks.count > capacity, let oldest = tasks.keys.min(by: order) { tasks[oldest] = nil }
+            if tasks.count > capacity, let oldest = tasks.keys.min(by: order) {
+                tasks[oldest] = nil
+                results.withLock { $0[oldest] = nil }
+            }
             return task
         }
         return await task.value
+    }
+
+    /// The result for `key` if it was computed already (and is still kept); `nil` otherwise,
+    /// without computing it or waiting.
+    func computed(_ key: Key) -> Value? {
+        results.withLock { $0[key] }
     }
 }

@@ -1,0 +1,96 @@
+import NIOCore
+import NIOHTTP1
+
+/// Answers `GET /releases/{store}/windows/{start}` on the event loop, from the window's bytes
+/// prepared once, as a static file server would: no task, no router, no middleware, one
+/// counter. A release brings every player for the same window at once, and this is the
+/// request they all make.
+///
+/// It answers only what it can answer exactly as ``ReleaseRoutes`` would, and lets everything
+/// else through to Hummingbird: another path or method, a query, HTTP/1.0 or
+/// `Connection: close`, a window not computed yet or a request that is refused (the route says
+/// why). And it answers only when no request it let through is still waiting for its
+/// response, so responses leave in the order their requests came.
+///
+/// Sits after ``FileBodyWriter``, so ``RequestGuard`` sees its requests and responses like any
+/// other; a WebSocket upgrade's `101` takes it out of the pipeline.
+final class ReleaseWindowFastPath: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let releases: ReleaseService
+    /// Requests let through whose response has not ended.
+    private var unanswered = 0
+    /// The answer to the request being read, once its end arrives; `nil` while letting one through.
+    private var answering: (answer: WindowAnswer, notModified: Bool)?
+
+    init(releases: ReleaseService) {
+        self.releases = releases
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            if unanswered == 0, let answer = answer(to: head) {
+                answering = answer
+                return
+            }
+            unanswered += 1
+        case .body:
+            // A GET's body means nothing to a window.
+            if answering != nil { return }
+        case .end:
+            if let (answer, notModified) = answering {
+                answering = nil
+                return respond(answer, notModified: notModified, context: context)
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status == .switchingProtocols:
+            // A WebSocket from here on: its frames are not HTTP parts (see RequestGuard).
+            context.writeAndFlush(data, promise: promise)
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            return
+        case .end:
+            unanswered = max(0, unanswered - 1)
+        case .head, .body:
+            break
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func answer(to head: HTTPRequestHead) -> (answer: WindowAnswer, notModified: Bool)? {
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive else { return nil }
+        let path = head.uri.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        // "", "releases", store, "windows", start
+        guard path.count == 5, path[0].isEmpty, path[1].elementsEqual("releases".utf8), path[3].elementsEqual("windows".utf8),
+            let store = String(path[2]), let start = String(path[4]), !start.contains("?"), !store.contains("?"),
+            let answer = releases.windowAnswerAtHand(store: store, start: start)
+        else { return nil }
+        let tags = head.headers[canonicalForm: "If-None-Match"].map(String.init).joined(separator: ",")
+        return (answer, answer.isNotModified(ifNoneMatch: tags.isEmpty ? nil : tags))
+    }
+
+    private func respond(_ answer: WindowAnswer, notModified: Bool, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders(answer.headers)
+        headers.add(name: "Server", value: "Lockstep")
+        if notModified {
+            headers.add(name: "Content-Length", value: "0")
+        } else {
+            headers.add(name: "Content-Type", value: WindowAnswer.contentType)
+            headers.add(name: "Content-Length", value: String(answer.file.buffer.readableBytes))
+        }
+        let status: HTTPResponseStatus = notModified ? .notModified : .ok
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if !notModified { context.write(wrapOutboundOut(.body(.byteBuffer(answer.file.buffer))), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        releases.windowsAnsweredAtHand.add(1, ordering: .relaxed)
+        LockstepMetrics.releaseWindowsAtHand.increment()
+    }
+}
