@@ -6,8 +6,8 @@ import NIOHTTP1
 /// The server's child channel (HTTP/1.1 with WebSocket upgrades) with the connection
 /// defenses around it: the per-address cap (``ConnectionLimiter``), applied as each
 /// connection is accepted, and the request deadlines and parser refusals (``RequestGuard``);
-/// and, when the server has a timed store, release windows answered on the event loop
-/// (``ReleaseWindowFastPath``).
+/// and, when the server has a timed store, release windows and keys answered on the event loop
+/// (``ReleaseFastPath``).
 struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
 
@@ -33,7 +33,7 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
             let fileBodyWriter = FileBodyWriter()
             try channel.pipeline.syncOperations.addHandler(fileBodyWriter, position: .after(requestGuard))
             if let releases {
-                try channel.pipeline.syncOperations.addHandler(ReleaseWindowFastPath(releases: releases), position: .after(fileBodyWriter))
+                try channel.pipeline.syncOperations.addHandler(ReleaseFastPath(releases: releases), position: .after(fileBodyWriter))
             }
             return value
         }

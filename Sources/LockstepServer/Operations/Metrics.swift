@@ -29,8 +29,8 @@ public enum LockstepMetrics {
     /// Group commits whose transaction failed as a whole, so that each change was committed
     /// again alone: a store fault to look into (each failure is also logged with its change).
     static let commitGroupsRetriedAlone = Counter(label: "lockstep_commit_groups_retried_alone_total")
-    /// Release windows answered on the event loop from their prepared bytes (``ReleaseWindowFastPath``).
-    static let releaseWindowsAtHand = Counter(label: "lockstep_release_windows_at_hand_total")
+    /// Release windows and keys answered on the event loop from what was computed (``ReleaseFastPath``).
+    static let releasesAnsweredAtHand = Counter(label: "lockstep_releases_answered_at_hand_total")
     static let socketConnections = Gauge(label: "lockstep_socket_connections")
     static let slowReadersClosed = Counter(label: "lockstep_slow_readers_closed_total")
 }

@@ -48,32 +48,20 @@ struct ReleaseRoutes<Context: RequestContext> {
 
     private func window(_ request: Request, _ context: Context) async throws -> Response {
         let answer = try await service().windowAnswer(store: try context.parameters.require("store"), start: try context.parameters.require("start"))
+        return Self.response(answer, to: request)
+    }
+
+    private func key(_ request: Request, _ context: Context) async throws -> Response {
+        let answer = try await service().keyAnswer(store: try context.parameters.require("store"), time: try context.parameters.require("time"))
+        return Self.response(answer, to: request)
+    }
+
+    private static func response(_ answer: ReleaseAnswer, to request: Request) -> Response {
         var headers = HTTPFields(answer.headers.compactMap { header in HTTPField.Name(header.name).map { HTTPField(name: $0, value: header.value) } })
         if answer.isNotModified(ifNoneMatch: request.headers[.ifNoneMatch]) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = WindowAnswer.contentType
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: answer.file.buffer))
-    }
-
-    private func key(_ request: Request, _ context: Context) async throws -> Response {
-        let releases = try service()
-        let schedule = try releases.schedule(try context.parameters.require("store"))
-        let now = releases.nowMilliseconds
-        let text = try context.parameters.require("time")
-        let latest = text == "latest"
-        let position = ChainPosition(releasedAt: try latest ? now : ReleaseService.milliseconds(text, name: "a key time"))
-        let time = position.releaseTime
-        guard time <= now else {
-            throw ReleaseError(.notReleased, "the key for \(time) is released at \(time) server time, in \(time - now) ms",
-                details: ["releasesAt": .integer(time), "now": .integer(now)])
-        }
-        guard position.epoch > ChainPosition(releasedAt: now).epoch - ReleaseService.keyHistoryEpochs else {
-            throw ReleaseError(.expired, "keys are kept for \(ReleaseService.keyHistoryEpochs) hours; \(time) is older")
-        }
-        let chain = await releases.chain(schedule.store.id, epoch: position.epoch)
-        let key = ReleasedKey(store: schedule.store.id, position: position, key: chain.key(at: position.index))
-        let cacheControl = latest ? "public, max-age=1" : "public, max-age=31536000, immutable"
-        return .json(key.json, headers: [.cacheControl: cacheControl])
+        headers[.contentType] = ReleaseAnswer.contentType
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: answer.body))
     }
 }

@@ -21,9 +21,9 @@ public final class ReleaseService: Sendable {
     /// Server time in nanoseconds since the Unix epoch.
     let now: @Sendable () -> Int64
     let windows: SharedResults<WindowKey, WindowFile>
-    /// Windows answered on the event loop from their prepared bytes (``ReleaseWindowFastPath``).
-    let windowsAnsweredAtHand = Atomic<Int>(0)
-    private let chains: SharedResults<ChainKey, ReleaseKeyChain>
+    /// Windows and keys answered on the event loop from what was computed (``ReleaseFastPath``).
+    let answeredAtHand = Atomic<Int>(0)
+    let chains: SharedResults<ChainKey, ReleaseKeyChain>
 
     /// How far back keys are served: a day of epochs. Older ones are refused, so that no one
     /// can make the server hash chains for arbitrary hours.

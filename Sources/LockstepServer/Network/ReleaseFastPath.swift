@@ -1,20 +1,21 @@
 import NIOCore
 import NIOHTTP1
 
-/// Answers `GET /releases/{store}/windows/{start}` on the event loop, from the window's bytes
-/// prepared once, as a static file server would: no task, no router, no middleware, one
-/// counter. A release brings every player for the same window at once, and this is the
-/// request they all make.
+/// Answers `GET /releases/{store}/windows/{start}` and `GET /releases/{store}/keys/{time}` on
+/// the event loop, from what was computed once (a window's bytes, an hour's key chain), as a
+/// static file server would: no task, no router, no middleware, one counter. A release brings
+/// every player for the same window, then the same key, at once: these are the requests they
+/// all make.
 ///
 /// It answers only what it can answer exactly as ``ReleaseRoutes`` would, and lets everything
 /// else through to Hummingbird: another path or method, a query, HTTP/1.0 or
-/// `Connection: close`, a window not computed yet or a request that is refused (the route says
-/// why). And it answers only when no request it let through is still waiting for its
-/// response, so responses leave in the order their requests came.
+/// `Connection: close`, a window or chain not computed yet, or a request that is refused (the
+/// route says why). And it answers only when no request it let through is still waiting for
+/// its response, so responses leave in the order their requests came.
 ///
 /// Sits after ``FileBodyWriter``, so ``RequestGuard`` sees its requests and responses like any
 /// other; a WebSocket upgrade's `101` takes it out of the pipeline.
-final class ReleaseWindowFastPath: ChannelDuplexHandler, RemovableChannelHandler {
+final class ReleaseFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
@@ -24,7 +25,7 @@ final class ReleaseWindowFastPath: ChannelDuplexHandler, RemovableChannelHandler
     /// Requests let through whose response has not ended.
     private var unanswered = 0
     /// The answer to the request being read, once its end arrives; `nil` while letting one through.
-    private var answering: (answer: WindowAnswer, notModified: Bool)?
+    private var answering: (answer: ReleaseAnswer, notModified: Bool)?
 
     init(releases: ReleaseService) {
         self.releases = releases
@@ -65,32 +66,40 @@ final class ReleaseWindowFastPath: ChannelDuplexHandler, RemovableChannelHandler
         context.write(data, promise: promise)
     }
 
-    private func answer(to head: HTTPRequestHead) -> (answer: WindowAnswer, notModified: Bool)? {
-        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive else { return nil }
+    private func answer(to head: HTTPRequestHead) -> (answer: ReleaseAnswer, notModified: Bool)? {
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, !head.uri.utf8.contains(UInt8(ascii: "?")) else { return nil }
         let path = head.uri.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        // "", "releases", store, "windows", start
-        guard path.count == 5, path[0].isEmpty, path[1].elementsEqual("releases".utf8), path[3].elementsEqual("windows".utf8),
-            let store = String(path[2]), let start = String(path[4]), !start.contains("?"), !store.contains("?"),
-            let answer = releases.windowAnswerAtHand(store: store, start: start)
+        // "", "releases", store, "windows" or "keys", start or time
+        guard path.count == 5, path[0].isEmpty, path[1].elementsEqual("releases".utf8),
+            let store = String(path[2]), let time = String(path[4])
         else { return nil }
+        let found: ReleaseAnswer?
+        if path[3].elementsEqual("windows".utf8) {
+            found = releases.windowAnswerAtHand(store: store, start: time)
+        } else if path[3].elementsEqual("keys".utf8) {
+            found = releases.keyAnswerAtHand(store: store, time: time)
+        } else {
+            found = nil
+        }
+        guard let answer = found else { return nil }
         let tags = head.headers[canonicalForm: "If-None-Match"].map(String.init).joined(separator: ",")
         return (answer, answer.isNotModified(ifNoneMatch: tags.isEmpty ? nil : tags))
     }
 
-    private func respond(_ answer: WindowAnswer, notModified: Bool, context: ChannelHandlerContext) {
+    private func respond(_ answer: ReleaseAnswer, notModified: Bool, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(answer.headers)
         headers.add(name: "Server", value: "Lockstep")
         if notModified {
             headers.add(name: "Content-Length", value: "0")
         } else {
-            headers.add(name: "Content-Type", value: WindowAnswer.contentType)
-            headers.add(name: "Content-Length", value: String(answer.file.buffer.readableBytes))
+            headers.add(name: "Content-Type", value: ReleaseAnswer.contentType)
+            headers.add(name: "Content-Length", value: String(answer.body.readableBytes))
         }
         let status: HTTPResponseStatus = notModified ? .notModified : .ok
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        if !notModified { context.write(wrapOutboundOut(.body(.byteBuffer(answer.file.buffer))), promise: nil) }
+        if !notModified { context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        releases.windowsAnsweredAtHand.add(1, ordering: .relaxed)
-        LockstepMetrics.releaseWindowsAtHand.increment()
+        releases.answeredAtHand.add(1, ordering: .relaxed)
+        LockstepMetrics.releasesAnsweredAtHand.increment()
     }
 }
