@@ -79,14 +79,19 @@ struct AddressLimitTests {
         defer { Task { await server.stop() } }
         let key = ["X-Simperium-API-Key": server.app.apiKey]
         var statuses: [Int] = []
+        let started = ContinuousClock.now
         for index in 0..<10 {
             let response = try await server.request(
                 "POST", "/1/\(server.appID)/authorize/", headers: key.merging(Self.from("198.51.100.7")) { $1 },
                 body: ["username": .string("guess-\(index)@example.com"), "password": "pw"])
             statuses.append(response.status)
         }
+        // A budget of 6 at once (twice the minute's), then one more every 20 s: a machine slow
+        // enough to take 20 s over these requests has earned one more by then (a loaded CI run
+        // took 70 s for this test), and the rest are refused.
+        let earned = Int((ContinuousClock.now - started) / .seconds(20))
         #expect(statuses.prefix(6).allSatisfy { $0 == 401 }, "\(statuses)")
-        #expect(statuses.suffix(4).allSatisfy { $0 == 429 }, "\(statuses)")
+        #expect(statuses.suffix(4).filter { $0 != 429 }.count <= earned, "\(statuses) in \(ContinuousClock.now - started)")
         let elsewhere = try await server.request(
             "POST", "/1/\(server.appID)/create/", headers: key.merging(Self.from("203.0.113.9")) { $1 },
             body: ["username": "bea@example.com", "password": "pw"])
