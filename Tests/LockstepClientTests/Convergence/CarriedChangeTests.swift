@@ -69,6 +69,55 @@ struct CarriedChangeTests {
         await cluster.stop()
     }
 
+    /// The same two changes of the author, with a third device's set of the member stamped
+    /// between them (43 ms) reaching the server first: the shape of a seed 1006 failure seen
+    /// once under load, where `tags` ended as the third device's [43] everywhere.
+    @Test("a set stamped between a peer's set and removal loses to the removal, whichever device the server hears first",
+          arguments: [ConvergenceBackend.sqlite, .postgresTwoNodes], [true, false])
+    func aSetBetweenACarriedSetAndRemoval(backend: ConvergenceBackend, carrierFirst: Bool) async throws {
+        try Self.requireDatabase(for: backend)
+        let cluster = try await ConvergenceCluster.start(backend)
+        let (author, carrier) = (History.peers.0, History.peers.1)
+        let other = try #require(cluster.devices.indices.first { $0 != author && $0 != carrier })
+        do {
+            cluster.devices[author].times.set(Self.milliseconds(1))
+            try await cluster.bucket(author).put("box", ["n": 1])
+            try await eventually("the box reaches the others") {
+                try cluster.bucket(carrier).get("box") != nil && cluster.bucket(other).get("box") != nil
+            }
+            try await cluster.devices[author].client.sync.waitUntilIdle(timeout: .seconds(30))
+            await cluster.setOnline(author, false)
+            await cluster.setOnline(carrier, false)
+
+            cluster.devices[author].times.set(Self.milliseconds(40))
+            try await cluster.bucket(author).update("box") { $0["tags"] = [41] }
+            try await cluster.meet()
+            cluster.devices[other].times.set(Self.milliseconds(43))
+            try await cluster.bucket(other).update("box") { $0["tags"] = [43] }
+            try await cluster.devices[other].client.sync.waitUntilIdle(timeout: .seconds(30))
+            cluster.devices[author].times.set(Self.milliseconds(46))
+            try await cluster.bucket(author).update("box") { $0["tags"] = nil }
+            try await cluster.meet()
+
+            let (first, second) = carrierFirst ? (carrier, author) : (author, carrier)
+            await cluster.setOnline(first, true)
+            try await cluster.devices[first].client.sync.waitUntilIdle(timeout: .seconds(30))
+            await cluster.setOnline(second, true)
+            let end = await cluster.settle(patience: .seconds(20))
+            #expect(end.problems.isEmpty, "\(end.problems)")
+            for (node, objects) in end.servers.enumerated() {
+                #expect(objects["box"] == ["n": 1], "server node \(node): the removal stamped 46 ms is the latest edit of tags")
+            }
+            for (device, objects) in end.devices.enumerated() {
+                #expect(objects["box"] == ["n": 1], "device \(device)")
+            }
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
     @Test("a change a peer carries is recorded as its author's, so a tie of edit times goes by the author's client id",
           arguments: [ConvergenceBackend.sqlite, .postgresTwoNodes])
     func carriedChangeKeepsItsAuthor(backend: ConvergenceBackend) async throws {

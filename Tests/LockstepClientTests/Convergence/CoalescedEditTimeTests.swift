@@ -37,6 +37,35 @@ struct CoalescedEditTimeTests {
         await devices.stop()
     }
 
+    /// A member the server never had, set and then removed by a device offline: the removal is
+    /// the latest edit, and must win over another device's set stamped between the two (the
+    /// shape of a seed 1006 failure seen once under load: `tags` removed at 46 ms ended under a
+    /// set at 43 ms everywhere).
+    @Test("a member set and removed offline still removes another device's set stamped between the two")
+    func aRemovalOfAMemberTheServerNeverHadStillCounts() async throws {
+        let devices = try await TwoDevices.start(bucket: "items")
+        let (server, token, times, clients, items) = (devices.server, devices.token, devices.times, devices.clients, devices.buckets)
+        for client in clients { await client.sync.start() }
+        try await items[0].put("box", ["status": "listed"])
+        try await eventually("the box reaches the second device") { try items[1].get("box") != nil }
+
+        await clients[0].sync.stop()
+        times[0].set(40_000)
+        try await items[0].update("box") { $0["tags"] = [41] }
+        times[0].set(46_000)
+        try await items[0].update("box") { $0["tags"] = nil }
+        times[1].set(43_000)
+        try await items[1].update("box") { $0["tags"] = [43] }
+        try await clients[1].sync.waitUntilIdle()
+
+        await clients[0].sync.start()
+        for client in clients { try await client.sync.waitUntilIdle() }
+        let onServer = try #require(try await server.objects("items", token: token)["box"])
+        #expect(onServer == ["status": "listed"], "the removal at 46 s is the latest edit of tags")
+        try await eventually("both devices hold what the server holds") { try items.allSatisfy { try $0.get("box") == onServer } }
+        await devices.stop()
+    }
+
     /// Seed 1002 on two PostgreSQL nodes, once edits of other members queued changes of their
     /// own: a creation went out without the text a later change set, so the text arrived as a
     /// whole value, and another device's insert replaced it instead of merging.
