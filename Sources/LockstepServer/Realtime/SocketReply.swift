@@ -16,7 +16,7 @@ enum SocketReply {
     }
 
     /// `<channel>:c:[…]` from change objects already encoded as JSON; `c:[]` when there are none.
-    static func changes(_ channel: Int, _ encoded: [[UInt8]]) -> ByteBuffer {
+    static func changes(_ channel: Int, _ encoded: [some Sequence<UInt8>]) -> ByteBuffer {
         var buffer = ByteBuffer(string: "\(channel):c:[")
         for (index, change) in encoded.enumerated() {
             if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
@@ -28,15 +28,8 @@ enum SocketReply {
 
     /// Announcements of one channel, each `N:c:[change]`, as one `N:c:[change,…]`.
     static func merging(_ channel: Int, _ announcements: [ByteBuffer]) -> ByteBuffer {
-        let prefix = "\(channel):c:["
-        var buffer = ByteBuffer(string: prefix)
-        for (index, announcement) in announcements.enumerated() {
-            if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
-            let change = announcement.readableBytesView.dropFirst(prefix.utf8.count).dropLast()
-            buffer.writeBytes(change)
-        }
-        buffer.writeInteger(UInt8(ascii: "]"))
-        return buffer
+        let prefixLength = "\(channel):c:[".utf8.count
+        return changes(channel, announcements.map { $0.readableBytesView.dropFirst(prefixLength).dropLast() })
     }
 
     /// An error that the protocol has no message of its own for (an unknown command, a

@@ -129,10 +129,7 @@ struct BenchBlobs: AsyncParsableCommand {
 
     /// The resident memory of a process, in kB.
     static func residentKilobytes(_ pid: Int32) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-        else { return 0 }
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        (ProcessMemory(pid: pid)?.resident ?? 0) / 1024
     }
 }
 

@@ -111,10 +111,13 @@ struct FanoutRound: Sendable {
     }
 
     private func initialization(clientID: String) -> String {
-        // The bucket is new: an empty index walk starts the channel (it sends nothing until asked).
-        let fields: JSONValue = [
-            "name": .string(bucket), "token": .string(target.token), "clientid": .string(clientID), "api": "1.1", "cmd": "i::::1000",
-        ]
+        Self.subscription(bucket: bucket, token: target.token, clientID: clientID)
+    }
+
+    /// The `init` of a subscriber on channel 0 of `bucket`, a bucket new to the benchmark: an
+    /// empty index walk starts the channel (it sends nothing until asked).
+    static func subscription(bucket: String, token: String, clientID: String) -> String {
+        let fields: JSONValue = ["name": .string(bucket), "token": .string(token), "clientid": .string(clientID), "api": "1.1", "cmd": "i::::1000"]
         return "0:init:\(fields)"
     }
 
@@ -167,9 +170,9 @@ final class Deliveries: Sendable {
 /// on its reading task.
 final class BenchSocket: Sendable {
     private let writer: WebSocketOutboundWriter
-    private let running: Task<Void, any Error>
+    private let running: Task<WebSocketCloseFrame?, any Error>
 
-    private init(writer: WebSocketOutboundWriter, running: Task<Void, any Error>) {
+    private init(writer: WebSocketOutboundWriter, running: Task<WebSocketCloseFrame?, any Error>) {
         self.writer = writer
         self.running = running
     }
@@ -193,7 +196,7 @@ final class BenchSocket: Sendable {
         let (authorized, authorize) = AsyncStream.makeStream(of: WebSocketOutboundWriter.self)
         let running = Task {
             defer { authorize.finish() }
-            try await WebSocketClient.connect(
+            return try await WebSocketClient.connect(
                 url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 24), eventLoopGroup: eventLoopGroup, logger: logger
             ) {
                 inbound, outbound, _ in
@@ -215,7 +218,7 @@ final class BenchSocket: Sendable {
             }
         }
         for await writer in authorized { return BenchSocket(writer: writer, running: running) }
-        try await running.value
+        _ = try await running.value
         throw CommandError("the bench client's socket closed before it was authorized")
     }
 
@@ -226,5 +229,14 @@ final class BenchSocket: Sendable {
     func close() async {
         try? await writer.close(.normalClosure, reason: nil)
         _ = await running.result
+    }
+
+    /// Waits until the socket ends, and says how: the server's close frame, or what failed.
+    func ending() async -> String {
+        switch await running.result {
+        case .success(let close?): "closed by the server: code \(close.closeCode) \(close.reason ?? "")"
+        case .success(nil): "ended without a close frame"
+        case .failure(let error): "failed: \(error)"
+        }
     }
 }

@@ -92,7 +92,7 @@ struct FanoutSubscribers: AsyncParsableCommand {
         case .lockstep:
             guard let url, let token else { throw ValidationError("a Lockstep subscriber needs --url and --token") }
             return { tally, number in
-                _ = try await StreamSubscription.open(url: url, token: token, bucket: bucket, clientID: "subscriber-\(number)", tally: tally)
+                try await StreamSubscription.open(url: url, token: token, bucket: bucket, clientID: "subscriber-\(number)", tally: tally)
             }
         case .redis:
             guard let redisPort else { throw ValidationError("a Redis subscriber needs --redis-port") }
