@@ -1,6 +1,5 @@
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import ServiceLifecycle
 public import Logging
 public import NIOCore
@@ -40,18 +39,17 @@ public enum LockstepServer {
         services: LockstepServices, host: String, port: Int,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let webSocketResponder = SocketRoutes.router(services: services).buildResponder()
         let connections = ConnectionLimiter(
             maximumPerAddress: services.limits.maximumConnectionsPerAddress, trustedProxies: services.trustedProxies)
         let limits = services.limits
         let server = HTTPServerBuilder { responder in
             GuardedChannel(
-                inner: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: webSocketResponder,
-                    configuration: .init(ws: SocketRoutes.configuration(limits: limits))),
+                inner: StreamingChannel(responder: responder, services: services),
                 connections: connections, limits: limits, releases: services.releases)
         }
-        var background: [any Service] = [services.presence, services.pruner, services.tokenWatch]
+        var background: [any Service] = [
+            services.presence, services.pruner, services.tokenWatch, StreamingShutdown(connections: services.connections),
+        ]
         if let blobs = services.blobs {
             background.append(BlobCollector(blobs: blobs, limits: limits, clock: services.clock, logger: services.logger))
         }

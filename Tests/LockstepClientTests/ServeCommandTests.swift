@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import LockstepCore
+import Logging
 import Testing
+import WSClient
 
 /// `lockstep serve` and the token commands as an operator runs them: files only the server's
 /// account can read, warnings when they are wider, and tokens revoked from the command line.
@@ -50,6 +52,39 @@ struct ServeCommandTests {
         #expect(result.status != 0)
         #expect(result.output.contains("\"nginx\" is not an address"), "\(result.output)")
         #expect(!FileManager.default.fileExists(atPath: data))
+    }
+
+    /// Streaming sockets are served with no task of their own, so the HTTP server's graceful
+    /// stop cannot wait on them: each is closed as the server quiesces, and the server exits.
+    @Test func aStoppedServerClosesItsStreamingSocketsGoingAwayAndExits() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-stop-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try ToolProcess.launch("lockstep", name: "serve", arguments: ["serve", "--data-dir", data, "--port", "0"])
+        defer { server.kill() }
+        let listening = try #require(await server.next(startingWith: "Lockstep is listening on ", within: .seconds(30)), "\(server.transcript)")
+        let base = String(listening.dropFirst("Lockstep is listening on ".count).prefix { $0 != "," })
+        let credentials = try JSONValue(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: data + "/default-app.json"))))
+        let app = try #require(credentials["app_id"]?.stringValue)
+        let issued = try await LockstepTool.run(["tokens", "create", "--data-dir", data, "--app", app, "--user", "Robin"])
+        let token = try #require(issued.output.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+
+        let (authorized, authorizing) = AsyncStream.makeStream(of: String.self)
+        let url = base.replacingOccurrences(of: "http://", with: "ws://") + "/sock/1/\(app)/websocket"
+        let socket = Task {
+            try await WebSocketClient.connect(url: url, logger: Logger(label: "stop-test")) { inbound, outbound, _ in
+                try await outbound.write(.text(#"0:init:{"name":"note","token":"\#(token)","clientid":"stop","api":1.1,"cmd":"cv:"}"#))
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    if case .text(let text) = message { authorizing.yield(text) }
+                }
+            }
+        }
+        var replies = authorized.makeAsyncIterator()
+        #expect(await replies.next()?.hasPrefix("0:auth:") == true)
+
+        server.terminate()
+        let close = try await socket.value
+        #expect(close?.closeCode == .goingAway)
+        #expect(await server.exitStatus(within: .seconds(20)) == 0, "\(server.transcript)")
     }
 
     static func status(_ url: String, token: String) async throws -> Int {

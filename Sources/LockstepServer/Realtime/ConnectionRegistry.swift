@@ -162,6 +162,18 @@ public final class ConnectionRegistry: Sendable {
         for observer in observers { observer(.closed(end)) }
     }
 
+    /// Ends every open connection, as the server stops, and waits until each has handled what
+    /// it read and let go of what it held, or until `patience` runs out.
+    func closeAll(within patience: Duration) async {
+        let terminators = state.withLock { Array($0.terminators.values) }
+        for terminate in terminators { terminate(.ended) }
+        // Polled: it runs once, as the server stops.
+        let deadline = ContinuousClock.now + patience
+        while count > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     // MARK: Tokens held by connections
 
     /// How to end connection `id` from outside; set once as it opens.

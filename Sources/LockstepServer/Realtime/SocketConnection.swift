@@ -1,17 +1,17 @@
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import Synchronization
 
-/// One streaming client's WebSocket, from the upgrade to the close: it reads the client's
+/// One streaming client's WebSocket, from the upgrade to the close: it handles the client's
 /// messages in order (``SocketDispatcher``), writes everything it sends through one bounded
 /// ``SocketOutbox``, and watches that its peer keeps up.
 ///
-/// One task runs per connection, the reader (the WebSocket handler's own, and the one reading
-/// ahead of it). Everything else is on the socket's event loop: the outbox's writes, the
-/// heartbeat's timer, the deadline for a first channel and token expiries, so an idle
-/// connection holds no task of its own and a busy cooperative pool makes no timer late. Changes
-/// announced on the ``ChangeHub`` reach the outbox from whichever task published them.
+/// No task runs for a connection that has nothing to handle. Its frames are read on the
+/// socket's event loop (``SocketFrameReader``) into its ``SocketInbox``, and a task serves the
+/// inbox only while messages wait. Everything else is on the event loop too: the outbox's
+/// writes, the heartbeat's timer, the deadline for a first channel and token expiries, so a
+/// busy cooperative pool makes no timer late. Changes announced on the ``ChangeHub`` reach the
+/// outbox from whichever task published them.
 final class SocketConnection: Sendable {
     let info: SocketConnectionInfo
     let services: LockstepServices
@@ -20,9 +20,13 @@ final class SocketConnection: Sendable {
     /// The client's changes waiting for their group commit.
     let pipeline: ChangePipeline
     let logger: Logger
+    /// The messages read and not yet handled.
+    let inbox: SocketInbox
     /// `nil` when ``Limits/heartbeatTimeoutSeconds`` is 0: nobody is taken for gone.
     let heartbeat: SocketHeartbeat?
     private let closer: Closer
+    /// The connection's channels; only the task serving the inbox uses it.
+    private let dispatcher: DispatcherBox
     /// Pushes key releases once the client asked with `release:`.
     private let releaseFeed = Mutex<Task<Void, Never>?>(nil)
     /// Whether a channel was opened with a valid token: until then the connection is on the
@@ -46,6 +50,8 @@ final class SocketConnection: Sendable {
         self.pipeline = ChangePipeline(limit: services.limits.maximumChangesInFlight)
         self.logger = logger
         self.closer = closer
+        self.inbox = SocketInbox(limit: services.limits.incomingBufferBytes)
+        self.dispatcher = DispatcherBox()
         let timeout = services.limits.heartbeatTimeoutSeconds
         self.heartbeat = timeout > 0 ? SocketHeartbeat(timeout: .nanoseconds(Int64(timeout * 1e9))) : nil
         self.outbox = SocketOutbox(
@@ -63,19 +69,53 @@ final class SocketConnection: Sendable {
         }
     }
 
-    /// Serves the connection until it ends, then tells the registry.
-    func run(inbound: WebSocketInboundStream) async throws {
+    /// On the event loop, as the socket is upgraded: starts the heartbeat and the deadline for
+    /// a first channel.
+    func start(on pipeline: ChannelPipeline.SynchronousOperations) throws {
         logger.debug("streaming connection opened", metadata: ["lockstep.peer": .string(info.remoteAddress ?? "?")])
+        dispatcher.value = SocketDispatcher(connection: self)
         awaitFirstChannel()
-        await watchThePeer()
-        var dispatcher = SocketDispatcher(connection: self)
-        var failure: (any Error)?
-        do {
-            try await dispatcher.read(inbound)
-        } catch {
-            failure = error
+        if let heartbeat {
+            try heartbeat.listen(on: pipeline)
+            watchThePeer(heartbeat)
         }
-        dispatcher.closeChannels()
+    }
+
+    /// On the event loop: a whole message arrived. Returns whether to read on; `false` when the
+    /// inbox is full, until the task serving it makes room.
+    func received(_ message: SocketInput) -> Bool {
+        let admission = inbox.put(SocketInbox.Received(message: message, receivedAt: services.clock.now()))
+        if admission.startServing { Task { await serveTheInbox() } }
+        return !admission.isFull
+    }
+
+    /// On the event loop: the socket closed. The connection ends once the messages read before
+    /// are handled.
+    func socketEnded() {
+        if inbox.finish() { Task { await serveTheInbox() } }
+    }
+
+    /// Handles the messages that wait, in order, and returns when none is left; the next
+    /// message starts another serving task (``SocketInbox``).
+    private func serveTheInbox() async {
+        while true {
+            switch inbox.take() {
+            case .message(let received, let resumeReading):
+                if resumeReading { _ = closer.channel.setOption(ChannelOptions.autoRead, value: true) }
+                await dispatcher.value?.serve(received)
+                heartbeat?.attended()
+            case .idle:
+                return
+            case .finished:
+                return end()
+            }
+        }
+    }
+
+    /// Closes everything the connection holds and tells the registry.
+    private func end() {
+        dispatcher.value?.closeChannels()
+        dispatcher.value = nil
         releaseFeed.withLock { $0?.cancel() }
         for timer in expiryTimers.withLock({ $0.values }) { timer.cancel() }
         firstChannelDeadline.withLock { $0?.cancel() }
@@ -86,7 +126,6 @@ final class SocketConnection: Sendable {
             connection: info, reason: closer.reason, peakQueuedBytes: outbox.peakBytes, serverClosedAt: closer.closedAt)
         logger.debug("streaming connection closed", metadata: ["lockstep.reason": "\(end.reason)"])
         services.connections.close(end)
-        if let failure { throw failure }
     }
 
     /// A channel was opened with `identity`: the connection may stay, for as long as the
@@ -154,9 +193,7 @@ final class SocketConnection: Sendable {
     /// The check runs on the socket's event loop every quarter of the timeout. When it runs
     /// late, by over half a tick, the loop was too busy to read either, so the lateness is not
     /// counted as the peer's silence (``SocketHeartbeat/forgive(_:now:)``).
-    private func watchThePeer() async {
-        guard let heartbeat else { return }
-        do { try await heartbeat.listen(to: closer.channel) } catch { return }
+    private func watchThePeer(_ heartbeat: SocketHeartbeat) {
         let tick = heartbeat.timeout / 4
         let due = Mutex(ContinuousClock.now + tick)
         let watch = closer.channel.eventLoop.scheduleRepeatedTask(
@@ -231,5 +268,13 @@ final class SocketConnection: Sendable {
         var closedAt: Int64? {
             closed.withLock { $0?.at }
         }
+    }
+
+    /// The dispatcher, handed from one serving task to the next.
+    ///
+    /// Unchecked because its safety is the inbox's: one task serves at a time (``SocketInbox``
+    /// says so under its lock), and the lock orders each serving task after the one before.
+    private final class DispatcherBox: @unchecked Sendable {
+        var value: SocketDispatcher?
     }
 }

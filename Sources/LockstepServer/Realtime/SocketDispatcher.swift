@@ -1,12 +1,11 @@
-import HummingbirdWebSocket
 import LockstepCore
 import NIOCore
 
-/// Reads a connection's messages in order and answers each: heartbeats and clock exchanges
+/// Handles a connection's messages in order and answers each: heartbeats and clock exchanges
 /// at once, channel commands (`init`, `i`, `e`, `cv`, `c`) against the channel's bucket.
 ///
-/// It is owned by the connection's reading task, so its channel table needs no lock; what the
-/// channels share with other tasks lives in their ``ChannelSession``s.
+/// It is used by one task at a time, the one serving the connection's inbox, so its channel
+/// table needs no lock; what the channels share with other tasks lives in their ``ChannelSession``s.
 struct SocketDispatcher {
     let connection: SocketConnection
     /// The initialized channels, by number.
@@ -14,44 +13,25 @@ struct SocketDispatcher {
     /// The console's channels (``AdminChannel``), by number: never a bucket's.
     var adminChannels: [Int: AdminChannel] = [:]
 
+    private var pace: MessageRateLimiter
+    private var changePace: MessageRateLimiter
+
     init(connection: SocketConnection) {
         self.connection = connection
+        pace = MessageRateLimiter(messagesPerSecond: connection.services.limits.messagesPerSecond)
+        changePace = MessageRateLimiter(messagesPerSecond: connection.services.limits.changesPerSecond)
     }
 
     var services: LockstepServices { connection.services }
     var limits: Limits { connection.services.limits }
 
-    /// Handles every message until the client goes away.
-    ///
-    /// A task of its own reads the socket ahead into a ``SocketInbox``, so the WebSocket's
-    /// pings and pongs are taken as they come while earlier messages are still being handled.
-    mutating func read(_ inbound: WebSocketInboundStream) async throws {
-        let inbox = SocketInbox(limit: limits.incomingBufferBytes)
-        let readLimit = max(limits.maximumFrameBytes, limits.maximumMessageBytes)
-        let clock = services.clock
-        var pace = MessageRateLimiter(messagesPerSecond: limits.messagesPerSecond)
-        var changePace = MessageRateLimiter(messagesPerSecond: limits.changesPerSecond)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    var messages = inbound.makeAsyncIterator()
-                    while let message = try await messages.nextMessage(maxSize: readLimit) {
-                        await inbox.put(SocketInbox.Received(message: message, receivedAt: clock.now()))
-                    }
-                    inbox.finish()
-                } catch {
-                    inbox.finish(throwing: error)
-                }
-            }
-            while let received = try await inbox.next() {
-                // Changes have a pace of their own: a device uploading its backlog sends
-                // thousands, held back anyway by the commits they wait for (ChangePipeline).
-                let delay = SocketMessage.isChange(received.message) ? changePace.delay() : pace.delay()
-                if delay > .zero { try await Task.sleep(for: delay) }
-                await handle(received.message, receivedAt: received.receivedAt)
-                connection.heartbeat?.attended()
-            }
-        }
+    /// Handles one message, in its turn: past the connection's rate it first waits.
+    mutating func serve(_ received: SocketInbox.Received) async {
+        // Changes have a pace of their own: a device uploading its backlog sends thousands,
+        // held back anyway by the commits they wait for (ChangePipeline).
+        let delay = SocketMessage.isChange(received.message) ? changePace.delay() : pace.delay()
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        await handle(received.message, receivedAt: received.receivedAt)
     }
 
     /// Closes every channel: the connection is over.
@@ -62,7 +42,7 @@ struct SocketDispatcher {
         adminChannels = [:]
     }
 
-    private mutating func handle(_ message: WebSocketMessage, receivedAt: Int64) async {
+    private mutating func handle(_ message: SocketInput, receivedAt: Int64) async {
         guard case .text(let text) = message else {
             return send(SocketReply.error(channel: nil, code: 400, message: "binary messages are not part of the protocol: send text"))
         }

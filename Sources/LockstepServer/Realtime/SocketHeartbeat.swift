@@ -30,11 +30,9 @@ final class SocketHeartbeat: Sendable {
     /// How long the peer must stay quiet before it is pinged.
     var pingAfter: Duration { timeout / 4 }
 
-    /// Starts recording the arrival of the peer's bytes on `channel`.
-    func listen(to channel: any Channel) async throws {
-        try await channel.eventLoop.submit { [self] in
-            try channel.pipeline.syncOperations.addHandler(ArrivalRecorder(heartbeat: self), position: .first)
-        }.get()
+    /// Starts recording the arrival of the peer's bytes, at the head of the socket's `pipeline`.
+    func listen(on pipeline: ChannelPipeline.SynchronousOperations) throws {
+        try pipeline.addHandler(ArrivalRecorder(heartbeat: self), position: .first)
     }
 
     /// What to do now: nothing, ping the peer, or give up on it.

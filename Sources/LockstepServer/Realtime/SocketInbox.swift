@@ -1,39 +1,51 @@
-import HummingbirdWebSocket
+import DequeModule
 import Synchronization
 
-/// The messages one streaming connection has received and not yet handled, bounded in bytes:
-/// one task reads the socket into it, the connection's ``SocketDispatcher`` takes from it.
+/// The messages one streaming connection has received and not yet handled, bounded in bytes.
 ///
-/// Reading apart from handling keeps the WebSocket read while a message is handled. The
-/// WebSocket layer answers pings and notes pongs only as it reads; if it read only when the
-/// dispatcher asked for the next message, a client that pipelines changes faster than they
-/// commit would have its pong wait behind them, and the server's automatic ping would close
-/// a live connection as dead. Past ``limit`` bytes the reader waits, and TCP slows the client.
+/// The socket's event loop puts messages in as their frames arrive (``SocketFrameReader``); a
+/// task takes them out and handles them in order, one at a time. That task exists only while
+/// there is something to handle: the put that finds nobody serving says so, and its caller
+/// starts one; the take that finds the inbox empty ends it. An idle connection holds no task.
+///
+/// Reading apart from handling keeps the socket read while a message is handled, so pings,
+/// pongs and the heartbeat's arrivals are taken as they come. Past ``limit`` bytes the put says
+/// the inbox is full, and the reader stops reading until a take makes room: TCP slows the client.
 final class SocketInbox: Sendable {
     struct Received: Sendable {
-        var message: WebSocketMessage
+        var message: SocketInput
         /// The server clock when the message was read, for clock exchanges.
         var receivedAt: Int64
+    }
 
-        var byteCount: Int {
-            switch message {
-            case .text(let text): text.utf8.count
-            case .binary(let buffer): buffer.readableBytes
-            }
-        }
+    /// What a put asks of its caller.
+    struct Admission: Equatable {
+        /// Nobody serves the inbox: the caller starts the task that does.
+        var startServing: Bool
+        /// The inbox holds ``limit`` bytes or more: read nothing more until a take makes room.
+        var isFull: Bool
+    }
+
+    /// What the serving task gets from ``take()``.
+    enum Taken {
+        /// The next message; `resumeReading` when this take made room for a reader that stopped.
+        case message(Received, resumeReading: Bool)
+        /// Nothing waits: the serving task ends, and the next put starts another.
+        case idle
+        /// The socket ended and every message was taken: the serving task closes the connection.
+        case finished
     }
 
     private struct State {
-        var waiting: [Received] = []
-        var head = 0
+        var waiting: Deque<Received> = []
         var bytes = 0
         var isFinished = false
-        var failure: (any Error)?
-        var taker: CheckedContinuation<Received?, any Error>?
-        var putter: (continuation: CheckedContinuation<Void, Never>, bytes: Int)?
+        var isServing = false
+        /// Whether a put found the inbox full, so that the reader stopped.
+        var readerStopped = false
     }
 
-    /// Bytes the inbox holds before the reader waits; one message always fits an empty inbox.
+    /// Bytes the inbox holds before the reader stops; one message always fits an empty inbox.
     let limit: Int
     private let state = Mutex(State())
 
@@ -41,72 +53,57 @@ final class SocketInbox: Sendable {
         self.limit = limit
     }
 
-    /// Adds a message, first waiting (unless cancelled) until it fits. One task puts, and it
-    /// alone finishes the inbox.
-    func put(_ received: Received) async {
-        let size = received.byteCount
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let fits = state.withLock { state in
-                    guard state.bytes > 0, state.bytes + size > limit, !Task.isCancelled else { return true }
-                    state.putter = (continuation, size)
-                    return false
-                }
-                if fits { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { state in defer { state.putter = nil }; return state.putter?.continuation }?.resume()
-        }
-        let taker = state.withLock { state -> CheckedContinuation<Received?, any Error>? in
-            if let taker = state.taker {
-                state.taker = nil
-                return taker
-            }
+    /// Adds a message. Messages put after ``finish()`` are dropped.
+    func put(_ received: Received) -> Admission {
+        state.withLock { state in
+            guard !state.isFinished else { return Admission(startServing: false, isFull: false) }
             state.waiting.append(received)
-            state.bytes += size
-            return nil
+            state.bytes += received.message.byteCount
+            let isFull = state.bytes >= limit
+            if isFull { state.readerStopped = true }
+            defer { state.isServing = true }
+            return Admission(startServing: !state.isServing, isFull: isFull)
         }
-        taker?.resume(returning: received)
     }
 
-    /// No more messages: the socket ended, or failed with `failure`, which ``next()`` throws
-    /// once the messages before it are taken.
-    func finish(throwing failure: (any Error)? = nil) {
-        let (taker, putter) = state.withLock { state in
+    /// No more messages: the socket ended. Returns whether the caller starts a serving task, to
+    /// close the connection (nobody serves now); otherwise the serving task closes it after the
+    /// messages that wait.
+    func finish() -> Bool {
+        state.withLock { state in
+            guard !state.isFinished else { return false }
             state.isFinished = true
-            state.failure = failure
-            defer { state.taker = nil; state.putter = nil }
-            return (state.taker, state.putter?.continuation)
+            defer { state.isServing = true }
+            return !state.isServing
         }
-        putter?.resume()
-        if let failure { taker?.resume(throwing: failure) } else { taker?.resume(returning: nil) }
     }
 
-    /// The oldest message not yet taken; `nil` once the socket ended and every message was taken.
-    func next() async throws -> Received? {
-        try await withCheckedThrowingContinuation { continuation in
-            let (outcome, putter) = state.withLock { state -> (Result<Received?, any Error>?, CheckedContinuation<Void, Never>?) in
-                guard state.head < state.waiting.count else {
-                    if state.isFinished { return (state.failure.map { .failure($0) } ?? .success(nil), nil) }
-                    state.taker = continuation
-                    return (nil, nil)
-                }
-                let received = state.waiting[state.head]
-                state.head += 1
-                state.bytes -= received.byteCount
-                if state.head == state.waiting.count {
-                    state.waiting.removeAll(keepingCapacity: true)
-                    state.head = 0
-                }
-                var putter: CheckedContinuation<Void, Never>?
-                if let waiting = state.putter, state.bytes == 0 || state.bytes + waiting.bytes <= limit {
-                    putter = waiting.continuation
-                    state.putter = nil
-                }
-                return (.success(received), putter)
+    /// For the serving task only: the oldest message not yet taken, or why there is none.
+    func take() -> Taken {
+        state.withLock { state in
+            guard let received = state.waiting.popFirst() else {
+                if state.isFinished { return .finished }
+                state.isServing = false
+                return .idle
             }
-            putter?.resume()
-            if let outcome { continuation.resume(with: outcome) }
+            state.bytes -= received.message.byteCount
+            let resume = state.readerStopped && state.bytes < limit
+            if resume { state.readerStopped = false }
+            return .message(received, resumeReading: resume)
+        }
+    }
+}
+
+/// A complete message a streaming client sent: the protocol is text; a binary message is
+/// answered with an error, so only its size is kept.
+enum SocketInput: Sendable, Equatable {
+    case text(String)
+    case binary(byteCount: Int)
+
+    var byteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .binary(let byteCount): byteCount
         }
     }
 }

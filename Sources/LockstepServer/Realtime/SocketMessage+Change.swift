@@ -1,9 +1,7 @@
-import HummingbirdWebSocket
-
 extension SocketMessage {
     /// Whether a received message is a change (`<channel>:c:…`), told from its first bytes
     /// without reading the rest.
-    static func isChange(_ message: WebSocketMessage) -> Bool {
+    static func isChange(_ message: SocketInput) -> Bool {
         guard case .text(let text) = message else { return false }
         var digits = 0
         for byte in text.utf8.prefix(maximumChannelDigits + 3) {

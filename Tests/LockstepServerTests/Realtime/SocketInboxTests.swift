@@ -1,4 +1,3 @@
-import HummingbirdWebSocket
 @testable import LockstepServer
 import Testing
 
@@ -8,51 +7,67 @@ struct SocketInboxTests {
         SocketInbox.Received(message: .text(text), receivedAt: 0)
     }
 
-    private func text(_ received: SocketInbox.Received?) -> String? {
-        guard case .text(let text) = received?.message else { return nil }
-        return text
+    /// The text of a taken message, or what was taken instead.
+    private func take(_ inbox: SocketInbox) -> String {
+        switch inbox.take() {
+        case .message(let received, _):
+            guard case .text(let text) = received.message else { return "binary" }
+            return text
+        case .idle: return "idle"
+        case .finished: return "finished"
+        }
     }
 
-    @Test func messagesComeOutInOrderThenTheEnd() async throws {
+    @Test func theFirstPutStartsAServerAndLaterOnesDoNot() {
         let inbox = SocketInbox(limit: 1024)
-        for word in ["a", "b", "c"] { await inbox.put(received(word)) }
-        inbox.finish()
-        #expect(text(try await inbox.next()) == "a")
-        #expect(text(try await inbox.next()) == "b")
-        #expect(text(try await inbox.next()) == "c")
-        #expect(try await inbox.next() == nil)
+        #expect(inbox.put(received("a")).startServing)
+        #expect(!inbox.put(received("b")).startServing, "a server is on its way")
+        #expect(take(inbox) == "a")
+        #expect(take(inbox) == "b")
+        #expect(take(inbox) == "idle", "the server ends")
+        #expect(inbox.put(received("c")).startServing, "the next message needs a new one")
+        #expect(take(inbox) == "c")
     }
 
-    @Test(.timeLimit(.minutes(1))) func theReaderWaitsWhileTheInboxIsFull() async throws {
+    @Test func messagesPutWhileServingAreTakenByTheSameServer() {
+        let inbox = SocketInbox(limit: 1024)
+        #expect(inbox.put(received("a")).startServing)
+        #expect(take(inbox) == "a")
+        #expect(!inbox.put(received("b")).startServing, "the server has not gone idle yet")
+        #expect(take(inbox) == "b")
+        #expect(take(inbox) == "idle")
+    }
+
+    @Test func theEndComesAfterTheMessagesBeforeIt() {
+        let inbox = SocketInbox(limit: 1024)
+        #expect(inbox.put(received("last")).startServing)
+        #expect(!inbox.finish(), "the server that is on its way ends the connection")
+        #expect(take(inbox) == "last")
+        #expect(take(inbox) == "finished")
+        #expect(!inbox.put(received("late")).startServing, "nothing is taken after the end")
+        #expect(take(inbox) == "finished")
+    }
+
+    @Test func anEndWithNobodyServingStartsAServerToCloseTheConnection() {
+        let inbox = SocketInbox(limit: 1024)
+        #expect(inbox.finish())
+        #expect(!inbox.finish(), "once")
+        #expect(take(inbox) == "finished")
+    }
+
+    @Test func aFullInboxStopsTheReaderUntilATakeMakesRoom() {
         let inbox = SocketInbox(limit: 10)
-        await inbox.put(received("12345678"))  // fits the empty inbox
-        let second = Task { await inbox.put(received("abcdefgh")) }  // 16 bytes > 10: must wait
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(text(try await inbox.next()) == "12345678")
-        await second.value
-        #expect(text(try await inbox.next()) == "abcdefgh")
+        #expect(!inbox.put(received("12345")).isFull)
+        #expect(inbox.put(received("abcde")).isFull, "10 bytes: read no more")
+        guard case .message(_, let resumeFirst) = inbox.take() else { Issue.record("no message"); return }
+        #expect(resumeFirst, "5 bytes left: the reader may go on")
+        guard case .message(_, let resumeSecond) = inbox.take() else { Issue.record("no message"); return }
+        #expect(!resumeSecond, "the reader was told once")
     }
 
-    @Test func oneMessageLargerThanTheLimitStillFitsAnEmptyInbox() async throws {
+    @Test func oneMessageLargerThanTheLimitIsStillTaken() {
         let inbox = SocketInbox(limit: 4)
-        await inbox.put(received("longer than four"))
-        #expect(text(try await inbox.next()) == "longer than four")
-    }
-
-    @Test func aFailureComesAfterTheMessagesBeforeIt() async throws {
-        struct SocketBroke: Error {}
-        let inbox = SocketInbox(limit: 1024)
-        await inbox.put(received("last"))
-        inbox.finish(throwing: SocketBroke())
-        #expect(text(try await inbox.next()) == "last")
-        await #expect(throws: SocketBroke.self) { try await inbox.next() }
-    }
-
-    @Test(.timeLimit(.minutes(1))) func aWaitingTakerGetsTheNextMessage() async throws {
-        let inbox = SocketInbox(limit: 1024)
-        let taker = Task { try await inbox.next() }
-        try await Task.sleep(for: .milliseconds(50))
-        await inbox.put(received("late"))
-        #expect(text(try await taker.value) == "late")
+        #expect(inbox.put(received("longer than four")).isFull)
+        #expect(take(inbox) == "longer than four")
     }
 }

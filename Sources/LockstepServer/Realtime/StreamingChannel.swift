@@ -1,0 +1,147 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+
+/// The server's child channel: HTTP/1.1 served by Hummingbird's responder, and streaming
+/// connections (`/sock/1/{app}/websocket`, the Simperium protocol) upgraded to WebSockets that
+/// are served on the event loop with no task of their own.
+///
+/// An HTTP connection is served by a task, as Hummingbird serves it. An upgraded socket is not:
+/// its frames are read by a channel handler (``SocketFrameReader``), its messages are handled
+/// by a task only while some wait (``SocketInbox``), and what it sends is written by its
+/// ``SocketOutbox`` on the event loop. So ten thousand idle sockets cost ten thousand channels
+/// and their state, not ten thousand suspended tasks and their async frames.
+struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
+    enum UpgradeResult: Sendable {
+        case socket
+        case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        /// The request asked for a WebSocket the server does not serve: it is answered 400.
+        case refusedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let upgradeResult: EventLoopFuture<UpgradeResult>
+        let channel: any Channel
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let services: LockstepServices
+    let encoding = ChangeEncodingCache()
+
+    init(responder: @escaping HTTPChannelHandler.Responder, services: LockstepServices) {
+        self.responder = responder
+        self.services = services
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+            let limits = services.limits
+            let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
+                maxFrameSize: Self.frameLimit(limits),
+                shouldUpgrade: { [services] channel, head in
+                    upgradeAttempted.value = true
+                    guard head.method == .GET, let appID = Self.appID(inSocketPath: head.uri) else {
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    }
+                    // Upgraded only for an app that exists; otherwise the client is answered 400
+                    // with `Connection: close`, and holds no socket.
+                    let promise = channel.eventLoop.makePromise(of: HTTPHeaders?.self)
+                    promise.completeWithTask { try await services.store.app(id: appID) != nil ? HTTPHeaders() : nil }
+                    return promise.futureResult
+                },
+                upgradePipelineHandler: { [services, encoding] channel, head in
+                    channel.eventLoop.makeCompletedFuture {
+                        try Self.serve(channel, head: head, services: services, encoding: encoding, logger: logger)
+                        return .socket
+                    }
+                })
+            let serverUpgrade = NIOTypedHTTPServerUpgradeConfiguration(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        let asyncChannel = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                        return upgradeAttempted.value ? .refusedUpgrade(asyncChannel) : .notUpgraded(asyncChannel)
+                    }
+                })
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(upgradeConfiguration: serverUpgrade)
+            configuration.enablePipelining = false  // NIOAsyncChannel pipelines HTTP
+            configuration.enableErrorHandling = false  // Hummingbird answers parser errors
+            configuration.enableResponseHeaderValidation = false  // HTTPTypes validate headers already
+            // Hummingbird's bounds on a request's headers (RequestGuard answers past them with 431).
+            let headerBounds = HTTP1Channel.Configuration().httpDecoder
+            configuration.decoderConfiguration.maxHeaderFieldSize = headerBounds.maxHeaderFieldSize
+            configuration.decoderConfiguration.maxHeaderListSize = headerBounds.maxHeaderListSize
+            configuration.decoderConfiguration.maxHeaderFieldCount = headerBounds.maxHeaderFieldCount
+            let upgradeResult = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            return Value(upgradeResult: upgradeResult, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.upgradeResult.get() {
+            case .socket:
+                // Served on the event loop from here on (``SocketConnection``).
+                break
+            case .notUpgraded(let http):
+                await handleHTTP(asyncChannel: http, logger: logger)
+            case .refusedUpgrade(let http):
+                await Self.refuseUpgrade(http, logger: logger)
+            }
+        } catch let error as ChannelError where error == .inputClosed {
+            logger.trace("the connection closed before its first request")
+        } catch {
+            logger.debug("a connection ended before it was served: \(error)")
+        }
+    }
+
+    /// Frames up to what the server reads at all; longer ones close the socket with 1009.
+    static func frameLimit(_ limits: Limits) -> Int {
+        max(limits.maximumFrameBytes, limits.maximumMessageBytes)
+    }
+
+    /// The app of `/sock/1/{app}/websocket` (with or without a query), or `nil` for any other path.
+    static func appID(inSocketPath uri: String) -> String? {
+        let path = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "sock", parts[2] == "1", !parts[3].isEmpty, parts[4] == "websocket"
+        else { return nil }
+        return String(parts[3]).removingPercentEncoding ?? String(parts[3])
+    }
+
+    /// On the event loop, once the `101` is written: the connection and the handler that reads it.
+    private static func serve(
+        _ channel: any Channel, head: HTTPRequestHead, services: LockstepServices, encoding: ChangeEncodingCache, logger: Logger
+    ) throws {
+        guard let appID = appID(inSocketPath: head.uri) else { throw ChannelError.inappropriateOperationForState }
+        let peer = services.trustedProxies.client(
+            peer: channel.remoteAddress.flatMap(IPAddress.init), forwardedFor: head.headers["X-Forwarded-For"])
+        let info = services.connections.open(appID: appID, remoteAddress: peer?.description, at: services.clock.now())
+        let connection = SocketConnection(info: info, services: services, encoding: encoding, channel: channel, logger: logger)
+        let pipeline = channel.pipeline.syncOperations
+        try connection.start(on: pipeline)
+        try pipeline.addHandler(SocketFrameReader(connection: connection, messageLimit: frameLimit(services.limits)))
+    }
+
+    /// Answers an upgrade the server does not serve with 400 and closes the connection.
+    private static func refuseUpgrade(_ http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, logger: Logger) async {
+        do {
+            try await http.executeThenClose { _, outbound in
+                let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+                try await outbound.write(contentsOf: [.head(head), .end(nil)])
+            }
+        } catch {
+            logger.trace("could not answer a refused upgrade: \(error)")
+        }
+    }
+}
