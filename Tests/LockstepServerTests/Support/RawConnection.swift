@@ -47,7 +47,12 @@ final class RawConnection: Sendable {
     /// Sends `text` as it is; `false` if the server had closed the connection.
     @discardableResult
     func send(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+        send(bytes: Array(text.utf8))
+    }
+
+    /// Sends `bytes` as they are; `false` if the server had closed the connection.
+    @discardableResult
+    func send(bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let result = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -72,6 +77,15 @@ final class RawConnection: Sendable {
     private func receive(within limit: Duration, until isEnough: @escaping @Sendable (String) -> Bool) async throws
         -> (text: String, closed: Bool, after: Duration)
     {
+        let (bytes, closed, after) = try await receiveBytes(within: limit) { isEnough(String(decoding: $0, as: UTF8.self)) }
+        return (String(decoding: bytes, as: UTF8.self), closed, after)
+    }
+
+    /// The bytes the server sends until `isEnough` says so of all received, it closes the
+    /// connection, or `limit` passes.
+    func receiveBytes(within limit: Duration, until isEnough: @escaping @Sendable ([UInt8]) -> Bool) async throws
+        -> (bytes: [UInt8], closed: Bool, after: Duration)
+    {
         let descriptor = descriptor
         return try await onOwnThread {
             let started = ContinuousClock.now
@@ -79,15 +93,14 @@ final class RawConnection: Sendable {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let left = limit - (ContinuousClock.now - started)
-                guard left > .zero else { return (String(decoding: received, as: UTF8.self), false, ContinuousClock.now - started) }
+                guard left > .zero else { return (received, false, ContinuousClock.now - started) }
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 let milliseconds = Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
                 guard poll(&poller, 1, milliseconds) > 0 else { continue }
                 let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                if count <= 0 { return (String(decoding: received, as: UTF8.self), true, ContinuousClock.now - started) }
+                if count <= 0 { return (received, true, ContinuousClock.now - started) }
                 received += buffer[0..<count]
-                let text = String(decoding: received, as: UTF8.self)
-                if isEnough(text) { return (text, false, ContinuousClock.now - started) }
+                if isEnough(received) { return (received, false, ContinuousClock.now - started) }
             }
         }
     }
