@@ -180,7 +180,7 @@ final class ChannelSession: Sendable {
             if event.version.epoch == cursor.epoch && event.version.sequence <= cursor.sequence { return }
             if event.version.epoch == cursor.epoch && event.version.sequence == cursor.sequence + 1 {
                 delivery.cursor = event.version
-                environment.outbox.enqueue(.announcement(channel: number, frame: announcement))
+                environment.outbox.enqueue(.announcement(announcement))
                 return
             }
             // A change before this one has not been announced (yet): read the feed instead.

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOWebSocket
 import Synchronization
 
 /// The messages waiting to go out on one streaming connection, bounded in bytes, written in
@@ -21,10 +20,11 @@ import Synchronization
 final class SocketOutbox: Sendable {
     enum Message: Sendable {
         case text(ByteBuffer)
-        /// One change announced live on a channel: `frame` is `N:c:[change]`, built once for every
-        /// subscriber on channel `N` (``ChangeEncodingCache``). It goes out as it is, or together
-        /// with the announcements queued right behind it for the same channel.
-        case announcement(channel: Int, frame: ByteBuffer)
+        /// One change announced live on a channel, built once for every subscriber on channel `N`
+        /// (``ChangeEncodingCache``): `N:c:[change]`, and its WebSocket frame. The frame goes out
+        /// as it is, or the text together with the announcements queued right behind it for the
+        /// same channel.
+        case announcement(ChangeEncodingCache.Announcement)
         /// A clock exchange reply, `t:<t1>:<t2>:<t3>`, whose send time `t3` is stamped just
         /// before the frame is written.
         case clockReply(clientSent: Int64, serverReceived: Int64)
@@ -34,7 +34,7 @@ final class SocketOutbox: Sendable {
         var byteCount: Int {
             switch self {
             case .text(let buffer): buffer.readableBytes
-            case .announcement(_, let frame): frame.readableBytes
+            case .announcement(let announcement): announcement.text.readableBytes
             case .clockReply: 64
             case .ping: 16
             }
@@ -59,6 +59,7 @@ final class SocketOutbox: Sendable {
     /// Bytes the queue may hold before its peer counts as a slow reader.
     let limit: Int
     private let channel: any Channel
+    private let writer: NIOLoopBound<SocketFrameWriter>
     private let state = Mutex(State())
     private let stamp: @Sendable () -> Int64
     private let onOverflow: @Sendable (_ queuedBytes: Int) -> Void
@@ -72,15 +73,18 @@ final class SocketOutbox: Sendable {
     static let coalescedBytes = 256 * 1024
 
     /// - Parameters:
-    ///   - channel: the upgraded WebSocket channel; frames are written to it directly.
+    ///   - channel: the upgraded WebSocket channel.
+    ///   - writer: the handler at the head of its pipeline that writes the frames; this is made
+    ///     on the channel's event loop.
     ///   - stamp: the server clock, read for each clock reply just before it is written.
     ///   - onOverflow: told of a slow reader, once, when the outbox closes because of it.
     ///   - onWriteFailure: told once that a write failed (the peer is gone); the outbox is closed.
     init(
-        channel: any Channel, limit: Int, stamp: @escaping @Sendable () -> Int64,
+        channel: any Channel, writer: SocketFrameWriter, limit: Int, stamp: @escaping @Sendable () -> Int64,
         onOverflow: @escaping @Sendable (_ queuedBytes: Int) -> Void, onWriteFailure: @escaping @Sendable () -> Void
     ) {
         self.channel = channel
+        self.writer = NIOLoopBound(writer, eventLoop: channel.eventLoop)
         self.limit = limit
         self.stamp = stamp
         self.onOverflow = onOverflow
@@ -172,14 +176,15 @@ final class SocketOutbox: Sendable {
             return state.queue
         }
         guard let batch else { return }
-        let frames = Self.frames(of: batch)
+        let frames = Self.frames(of: batch).flatMap(encoded)
         let taken = channel.eventLoop.makePromise(of: Void.self)
         let size = batch.reduce(0) { $0 + $1.byteCount }
         taken.futureResult.whenComplete { self.taken(size, $0) }
+        let writer = writer.value
         for (index, frame) in frames.enumerated() {
-            write(frame, completing: index == frames.count - 1 ? taken : nil)
+            writer.write(frame, promise: index == frames.count - 1 ? taken : nil)
         }
-        channel.flush()
+        writer.flush()
     }
 
     /// On the event loop: the kernel took a drain's bytes, or its writes failed.
@@ -203,43 +208,38 @@ final class SocketOutbox: Sendable {
         var frames: [Message] = []
         var index = batch.startIndex
         while index < batch.endIndex {
-            guard case .announcement(let channel, let first) = batch[index] else {
+            guard case .announcement(let first) = batch[index] else {
                 frames.append(batch[index])
                 index += 1
                 continue
             }
-            var run = [first]
-            var bytes = first.readableBytes
+            var run = [first.text]
+            var bytes = first.text.readableBytes
             index += 1
-            while index < batch.endIndex, case .announcement(channel, let next) = batch[index], bytes + next.readableBytes <= coalescedBytes {
-                run.append(next)
-                bytes += next.readableBytes
+            while index < batch.endIndex, case .announcement(let next) = batch[index], next.channel == first.channel,
+                bytes + next.text.readableBytes <= coalescedBytes
+            {
+                run.append(next.text)
+                bytes += next.text.readableBytes
                 index += 1
             }
-            frames.append(run.count == 1 ? .announcement(channel: channel, frame: first) : .text(SocketReply.merging(channel, run)))
+            frames.append(run.count == 1 ? .announcement(first) : .text(SocketReply.merging(first.channel, run)))
         }
         return frames
     }
 
-    /// Writes one message (without flushing): a text message longer than ``fragmentBytes`` as
-    /// fragments, the last of which completes `taken`.
-    private func write(_ message: Message, completing taken: EventLoopPromise<Void>?) {
-        var buffer: ByteBuffer
+    /// The WebSocket frames of one message: an announcement's own, already built; a text
+    /// message longer than ``fragmentBytes`` in fragments.
+    private func encoded(_ message: Message) -> [ByteBuffer] {
         switch message {
         case .text(let text):
-            buffer = text
-        case .announcement(_, let frame):
-            buffer = frame
+            ServerFrame.fragments(of: text, fragmentBytes: Self.fragmentBytes)
+        case .announcement(let announcement):
+            announcement.frames
         case .clockReply(let clientSent, let serverReceived):
-            buffer = ByteBuffer(string: "t:\(clientSent):\(serverReceived):\(stamp())")
+            [ServerFrame.framing(ByteBuffer(string: "t:\(clientSent):\(serverReceived):\(stamp())"))]
         case .ping:
-            return channel.write(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "lockstep")), promise: taken)
+            [ServerFrame.framing(ByteBuffer(string: "lockstep"), opcode: .ping)]
         }
-        var opcode = WebSocketOpcode.text
-        while buffer.readableBytes > Self.fragmentBytes, let fragment = buffer.readSlice(length: Self.fragmentBytes) {
-            channel.write(WebSocketFrame(fin: false, opcode: opcode, data: fragment), promise: nil)
-            opcode = .continuation
-        }
-        channel.write(WebSocketFrame(fin: true, opcode: opcode, data: buffer), promise: taken)
     }
 }

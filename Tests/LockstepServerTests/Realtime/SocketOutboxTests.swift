@@ -12,13 +12,14 @@ struct SocketOutboxTests {
     }
 
     private static func announced(_ channel: Int, _ change: [UInt8]) -> SocketOutbox.Message {
-        .announcement(channel: channel, frame: SocketReply.changes(channel, [change]))
+        let text = SocketReply.changes(channel, [change])
+        return .announcement(ChangeEncodingCache.Announcement(channel: channel, text: text, frames: [ServerFrame.framing(text)]))
     }
 
     private static func text(_ message: SocketOutbox.Message) -> String? {
         switch message {
         case .text(let buffer): String(buffer: buffer)
-        case .announcement(_, let frame): "single \(String(buffer: frame))"
+        case .announcement(let announcement): "single \(String(buffer: announcement.text))"
         case .clockReply, .ping: nil
         }
     }
