@@ -79,11 +79,12 @@ extension Replica {
             let base = ghost?.data ?? [:]
             let held = try AttachmentHolds.held(db, data, base: base)
             let sent = AttachmentHolds.withheld(held, from: data, base: base)
-            let diff = ObjectDiff(from: base, to: sent)
+            var diff = ObjectDiff(from: base, to: sent)
             if !held.isEmpty {
                 if diff.isEmpty { return try holdWhole(db, row) }
                 try AttachmentHolds.holdBack(db, row, held: held, values: data)
             }
+            if ghost != nil { try restateRemovals(db, row, base: base, sent: sent, into: &diff) }
             if diff.isEmpty && ghost != nil { return .drop }
             row.diff = diff
             row.sourceVersion = ghost?.version
@@ -94,11 +95,12 @@ extension Replica {
             let merged = try mergedEdits(db, row, local: local, into: base)
             let held = try AttachmentHolds.held(db, merged, base: base)
             let sent = AttachmentHolds.withheld(held, from: merged, base: base)
-            let diff = ObjectDiff(from: base, to: sent)
+            var diff = ObjectDiff(from: base, to: sent)
             if !held.isEmpty {
                 if diff.isEmpty { return try holdWhole(db, row) }
                 try AttachmentHolds.holdBack(db, row, held: held, values: merged)
             }
+            if ghost != nil { try restateRemovals(db, row, base: base, sent: sent, into: &diff) }
             if diff.isEmpty && ghost != nil { return .drop }
             row.diff = diff
             row.sourceVersion = ghost?.version
@@ -112,6 +114,24 @@ extension Replica {
             arguments: [row.diff.map { JSONSerializer().string($0.json) }, row.sourceVersion,
                         row.expected.map(LocalRecords.encode), row.id])
         return .send
+    }
+
+    /// Adds to `diff` each member `row` removed that the ghost lacks (another device's removal
+    /// came in since) while `row` is still the member's latest writer here. The diff from the
+    /// ghost has nothing for it, yet the removal is the member's latest write: sent, the server
+    /// records it, and an earlier edit of the member that arrives after it loses to it there
+    /// and on every device, where without it that edit would win over the other, earlier
+    /// removal (PostgreSQL seed 1006 under load).
+    private static func restateRemovals(
+        _ db: Database, _ row: OutboxRow, base: JSONObject, sent: JSONObject, into diff: inout ObjectDiff
+    ) throws {
+        guard let removed = row.members?.removed, !removed.isEmpty else { return }
+        let stamps = try MemberStamps.all(db, row.bucket, row.key)
+        for member in removed where base[member] == nil && sent[member] == nil && diff.operations[member] == nil
+            && stamps[member]?.changeID == row.changeID
+        {
+            diff.operations[member] = .remove
+        }
     }
 
     /// Everything `row` would send waits for attachments to upload: the row waits, whole.

@@ -125,7 +125,11 @@ extension Replica {
         let base = ghost?.data ?? [:]
         try LocalRecords.setGhost(db, bucket, key, Ghost(version: change.endVersion, data: data, isDeleted: false))
         let remoteStamp = MemberStamp(time: change.editTime, clientID: change.clientID, changeID: change.changeIDs.first ?? "")
-        let remoteWon = try MemberStamps.raise(db, bucket, key, members: MemberEdits(from: base, to: data).members) { _ in remoteStamp }
+        // A member the change set whole or removed is written by it even where that changed no
+        // value (a removal of a member gone already): a pending edit of ours stamped earlier
+        // loses to it (PostgreSQL seed 1006 under load).
+        let written = MemberEdits(from: base, to: data).members.union(change.diff.operations.filter(\.value.setsWholeValue).keys)
+        let remoteWon = try MemberStamps.raise(db, bucket, key, members: written) { _ in remoteStamp }
         let pending = try OutboxRow.all(db, bucket, key)
         guard !pending.isEmpty else {
             return try setLocal(db, bucket, key, from: old, to: .present(data), origin: .remote).map { [$0] } ?? []

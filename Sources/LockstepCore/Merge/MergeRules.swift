@@ -106,9 +106,15 @@ public enum MergeRules {
     }
 
     /// A whole-value edit that won over an applied edit which had made it already (the same
-    /// removal, the same value), carried over the edits applied after that one. It is no edit
-    /// there, but it still meets each later edit of the member by the merge rules: an earlier
-    /// one among them must not keep its value over this later one (PostgreSQL seed 2037).
+    /// removal, the same value), carried over the edits applied after that one. It still meets
+    /// each later edit of the member by the merge rules: an earlier one among them must not keep
+    /// its value over this later one (PostgreSQL seed 2037).
+    ///
+    /// Where nothing later took the member elsewhere, the edit stays as what it is, though it
+    /// changes no value there (a removal of a member gone already, a set to the value it has):
+    /// it is the member's latest write, and an earlier edit of the member that arrives after it
+    /// (made offline against an older version) must lose to it when rebased over it, as every
+    /// device that takes it in must stamp the member with it (PostgreSQL seed 1006 under load).
     private static func settle(
         wholeValue target: JSONValue?, stamp: EditStamp, from value: JSONValue?, over later: ArraySlice<(DiffOperation, EditStamp)>,
         at path: DiffPath
@@ -120,7 +126,8 @@ public enum MergeRules {
             // The latest edit wins: one later than this edit keeps its value.
             holds = holds && winner(incoming: stamp, applied: theirStamp) == .incoming
         }
-        guard holds, value != target else { return nil }
+        guard holds else { return nil }
+        guard value != target else { return target.map(DiffOperation.replace) ?? .remove }
         switch (value, target) {
         case (_, nil): return .remove
         case (nil, let target?): return .insert(target)

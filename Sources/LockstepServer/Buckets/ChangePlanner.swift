@@ -127,7 +127,7 @@ package struct ChangePlanner: Sendable {
         } catch {
             throw ChangeRejection(.invalidDiff, "the rebased diff does not apply: \(error)")
         }
-        guard current == nil || data != currentData else {
+        guard current == nil || data != currentData || Self.removesAgain(intent, from: currentData, stamp: change.stamp) else {
             throw ChangeRejection(.emptyChange, "the change leaves \(change.key) as it is")
         }
         let size = JSONValue.object(data).jsonBytes.count
@@ -149,6 +149,19 @@ package struct ChangePlanner: Sendable {
             mergedWithoutBase: mergedWithoutBase)
         plan.blobs = blobs.sorted()
         return plan
+    }
+
+    /// Whether a change that leaves the data as it is is still a write to record: it removes,
+    /// at an edit time, a member that is gone already. Removed by an earlier edit, the member's
+    /// latest write is now this removal, and an edit made between the two that arrives later
+    /// (from a device that was offline) must lose to it, on this server's rebase and on every
+    /// device that stamps the member from the feed (PostgreSQL seed 1006 under load). A change
+    /// without an edit time is ordered by arrival, and a no-op from it stays `412`.
+    static func removesAgain(_ intent: ObjectDiff, from current: JSONObject, stamp: EditStamp) -> Bool {
+        guard stamp.time != nil else { return false }
+        return intent.operations.contains { name, operation in
+            if case .remove = operation { current[name] == nil } else { false }
+        }
     }
 
     /// Refuses a change that adds a reference (one that neither the current data nor the

@@ -45,6 +45,8 @@ struct ConvergenceCheckerTests {
     /// that was not the latest edit's. Seed 1006: a peer carried a device's set of a member
     /// and its later removal, but sent only the removal, which against its base removed
     /// nothing; the device's own copy of the set then landed after it (``CarriedChangeTests``).
+    /// Once more under load: a removal rebased over another device's earlier removal was
+    /// recorded as no edit, and an offline set stamped between them won (``RemovedTwiceTests``).
     /// Seed 1020: of two edits stamped alike, the one of the smaller client id (a carried
     /// change was recorded as its carrier's, not its author's).
     @Test("seeds that found defects on two PostgreSQL nodes", arguments: [UInt64(1_006), 1_020])

@@ -27,4 +27,22 @@ struct RebaseAfterTheSameEditTests {
         #expect(try MergeRules.rebase(removal, stamp: EditStamp(time: 53, clientID: "c"), base: base, over: later).apply(to: current)
             == ["tags": [45], "n": 1])
     }
+
+    /// PostgreSQL seed 1006 under load: the removal that arrives second, later than the first,
+    /// is the member's latest write, though it changes nothing there; an edit stamped between
+    /// the two, made against the version before both and arriving after them, loses to it.
+    @Test("a removal rebased over an earlier removal stays a removal, and a set stamped between them arriving last loses")
+    func removalOverRemovalThenALateSetStampedBetween() throws {
+        let base: JSONObject = ["tags": [41], "n": 1]
+        let first = (diff: try ObjectDiff(json: ["tags": ["o": "-"]]), stamp: EditStamp(time: 41, clientID: "a"))
+        let removal = try ObjectDiff(json: ["tags": ["o": "-"], "n": ["o": "r", "v": 47]])
+        let stamp = EditStamp(time: 46, clientID: "c")
+        let rebased = try MergeRules.rebase(removal, stamp: stamp, base: base, over: [first])
+        #expect(rebased.operations["tags"] == .remove, "\(rebased)")
+        #expect(try rebased.apply(to: first.diff.apply(to: base)) == ["n": 47])
+
+        let set = try ObjectDiff(json: ["tags": ["o": "r", "v": [43]]])
+        let late = try MergeRules.rebase(set, stamp: EditStamp(time: 43, clientID: "b"), base: base, over: [first, (rebased, stamp)])
+        #expect(late.isEmpty, "\(late)")
+    }
 }
