@@ -35,9 +35,24 @@ struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
     let encoding = ChangeEncodingCache()
 
     init(responder: @escaping HTTPChannelHandler.Responder, services: LockstepServices) {
-        self.responder = responder
+        self.responder = Self.redirectingLateUpgrades(responder)
         self.services = services
     }
+
+    /// A WebSocket upgrade is taken only as a connection's first request (NIO's upgrader reads
+    /// no further). A later one, on a connection kept alive, is sent to the same address with
+    /// `307` and the connection closed, so that the client asks again on a new connection.
+    static func redirectingLateUpgrades(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+        { request, writer, channel in
+            guard request.headers[.upgrade]?.lowercased() == "websocket" else { return try await responder(request, writer, channel) }
+            let location = request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path
+            try await writer.writeResponse(HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: location]))
+            throw LateUpgrade()
+        }
+    }
+
+    /// Ends a connection whose later request asked for an upgrade.
+    struct LateUpgrade: Error {}
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {

@@ -64,6 +64,20 @@ struct SocketFramesTests {
         }
     }
 
+    @Test func anUpgradeAfterAnotherRequestIsRedirectedToANewConnection() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let socket = try RawConnection.open(port: server.port)
+        socket.send("GET /health HTTP/1.1\r\nHost: lockstep\r\n\r\n")
+        let (health, _, _) = try await socket.receive(until: "\"ok\"", within: .seconds(10))
+        #expect(httpStatus(health) == 200)
+        let path = "/sock/1/\(server.appID)/websocket"
+        socket.send(Self.upgradeRequest(path: path))
+        let (text, closed, _) = try await socket.receiveUntilClosed(within: .seconds(10))
+        #expect(httpStatus(text) == 307 && closed, "\(text.prefix(300))")
+        #expect(text.lowercased().contains("location: \(path.lowercased())"), "\(text.prefix(300))")
+    }
+
     // MARK: Frames by hand
 
     enum Opcode: UInt8 {
