@@ -45,9 +45,14 @@ struct UsernameTests {
         _ = try await server.createUser(Self.composed, password: "right")
         let spellings = [Self.composed, Self.composed.uppercased(), Self.decomposed, "Zo\u{00CB}@Example.com"]
         var statuses: [Int] = []
+        let started = ContinuousClock.now
         for index in 0..<12 { statuses.append(try await server.authorizeStatus(spellings[index % spellings.count], "guess")) }
+        // A budget of 6 at once (twice the minute's), then one more every 20 s: a loaded machine
+        // that takes 20 s over these requests has earned one more by then (a full suite beside a
+        // load generator took 90 s), and every other attempt is refused, whatever its spelling.
+        let earned = Int((ContinuousClock.now - started) / .seconds(20))
         #expect(statuses.prefix(6).allSatisfy { $0 == 401 }, "\(statuses)")
-        #expect(statuses.suffix(6).allSatisfy { $0 == 429 }, "\(statuses)")
+        #expect(statuses.suffix(6).filter { $0 != 429 }.count <= earned, "\(statuses) in \(ContinuousClock.now - started)")
     }
 
     @Test func signInAndUniquenessIgnoreCaseAndComposition() async throws {
