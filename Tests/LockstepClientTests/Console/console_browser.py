@@ -273,20 +273,23 @@ def scenario_store(driver):
     while time.time() * 1000 < entry["start"] - 150:
         check(find(driver, selector) is None, f"slot {entry['slot']} shows its item before {entry['start']}")
         time.sleep(0.02)
-    shown = wait(driver, lambda d: find(d, selector), f"slot {entry['slot']} did not show its item from {entry['start']}", seconds=3)
-    opened_at = int(shown.get_attribute("data-opened-at"))
+    # Read in one script call each: the store view redraws its slots, and an element found a
+    # moment ago may be gone (a stale element).
+    opened_at = int(wait(driver, lambda d: attribute(d, selector, "data-opened-at"),
+                         f"slot {entry['slot']} did not show its item from {entry['start']}", seconds=3))
+    item = attribute(driver, selector, "data-item")
     late = opened_at - entry["start"]
     print(f"release {entry['slot']}:{entry['start']} opened {late} ms after its second (page's server time)")
     check(late >= 0, f"the page opened the item {-late} ms before its release")
     check(late < 1000, f"the page opened the item {late} ms after its release")
-    check(shown.get_attribute("data-item"), "the opened slot names no item")
+    check(item, "the opened slot names no item")
     # The key came pushed on the socket at its second, not asked for over HTTP (only on opening).
     check(requests_to(driver, "/keys/latest") == asked, f"the page asked for keys over HTTP {requests_to(driver, '/keys/latest') - asked} times after opening")
     shot(driver, "after-release")
     # A purchase shows in the list; coming back to the view reads on from where the list stopped.
     status, _, grant = http("POST", f"/1/{APP}/token", {"username": "buyer@example.com"})
     check(status == 200, f"no token: {status}")
-    bought = {"id": "p-console-1", "store": "main", "slot": entry["slot"], "start": entry["start"], "item": shown.get_attribute("data-item")}
+    bought = {"id": "p-console-1", "store": "main", "slot": entry["slot"], "start": entry["start"], "item": item}
     status, _, answer = http("POST", f"/1/{APP}/purchase", bought, token=grant["access_token"])
     check(status == 201, f"the purchase was refused: {status} {answer}")
     wait(driver, lambda d: "buyer@example.com" in d.find_element(By.TAG_NAME, "main").text, "the purchase is not listed", seconds=5)
