@@ -16,8 +16,6 @@ final class SocketConnection: Sendable {
     let info: SocketConnectionInfo
     let services: LockstepServices
     let outbox: SocketOutbox
-    /// Writes what the outbox sends, at the head of the socket's pipeline.
-    private let frameWriter: NIOLoopBound<SocketFrameWriter>
     let encoding: ChangeEncodingCache
     /// The client's changes waiting for their group commit.
     let pipeline: ChangePipeline
@@ -41,13 +39,16 @@ final class SocketConnection: Sendable {
     private let peerWatch = Mutex<RepeatedTask?>(nil)
     private let firstChannelDeadline = Mutex<Scheduled<Void>?>(nil)
 
-    init(info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel, logger: Logger) {
+    /// Made on the socket's event loop; `writer` is the handler at the head of its pipeline
+    /// through which the outbox writes.
+    init(
+        info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel,
+        writer: SocketFrameWriter, logger: Logger
+    ) {
         var logger = logger
         logger[metadataKey: "lockstep.socket"] = .stringConvertible(info.id)
         let closer = Closer(channel: channel, clock: services.clock)
         let limit = services.limits.outgoingBufferBytes
-        let frameWriter = SocketFrameWriter()
-        self.frameWriter = NIOLoopBound(frameWriter, eventLoop: channel.eventLoop)
         self.info = info
         self.services = services
         self.encoding = encoding
@@ -59,7 +60,7 @@ final class SocketConnection: Sendable {
         let timeout = services.limits.heartbeatTimeoutSeconds
         self.heartbeat = timeout > 0 ? SocketHeartbeat(timeout: .nanoseconds(Int64(timeout * 1e9))) : nil
         self.outbox = SocketOutbox(
-            channel: channel, writer: frameWriter, limit: limit, stamp: services.clock.now,
+            channel: channel, writer: writer, limit: limit, stamp: services.clock.now,
             onOverflow: { [logger] queued in
                 guard closer.close(because: .slowReader) else { return }
                 logger.warning("closing a slow reader: \(queued) bytes would wait to be sent, over the limit of \(limit)")
@@ -73,12 +74,11 @@ final class SocketConnection: Sendable {
         }
     }
 
-    /// On the event loop, as the socket is upgraded: puts the outbox's writer at the head of the
-    /// pipeline, and starts the heartbeat and the deadline for a first channel.
+    /// On the event loop, as the socket is upgraded: starts the heartbeat and the deadline for a
+    /// first channel.
     func start(on pipeline: ChannelPipeline.SynchronousOperations) throws {
         logger.debug("streaming connection opened", metadata: ["lockstep.peer": .string(info.remoteAddress ?? "?")])
         dispatcher.value = SocketDispatcher(connection: self)
-        try pipeline.addHandler(frameWriter.value, position: .first)
         awaitFirstChannel()
         if let heartbeat {
             try heartbeat.listen(on: pipeline)

@@ -141,11 +141,15 @@ struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
         guard let appID = appID(inSocketPath: head.uri) else { throw ChannelError.inappropriateOperationForState }
         let peer = services.trustedProxies.client(
             peer: channel.remoteAddress.flatMap(IPAddress.init), forwardedFor: head.headers["X-Forwarded-For"])
-        let info = services.connections.open(appID: appID, remoteAddress: peer?.description, at: services.clock.now())
-        let connection = SocketConnection(info: info, services: services, encoding: encoding, channel: channel, logger: logger)
         let pipeline = channel.pipeline.syncOperations
-        try connection.start(on: pipeline)
+        let writer = SocketFrameWriter()
+        try pipeline.addHandler(writer, position: .first)
+        let info = services.connections.open(appID: appID, remoteAddress: peer?.description, at: services.clock.now())
+        let connection = SocketConnection(
+            info: info, services: services, encoding: encoding, channel: channel, writer: writer, logger: logger)
+        // The reader first: from here on, the socket's close ends the connection in the registry.
         try pipeline.addHandler(SocketFrameReader(connection: connection, messageLimit: frameLimit(services.limits)))
+        try connection.start(on: pipeline)
     }
 
     /// Answers an upgrade the server does not serve with 400 and closes the connection.
