@@ -26,8 +26,12 @@ final class SocketFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !isClosing else { return }
         let frame = unwrapInboundIn(data)
+        guard !isClosing else {
+            // The close handshake this side started is over: the socket closes now, not at the deadline.
+            if frame.opcode == .connectionClose { context.close(promise: nil) }
+            return
+        }
         switch frame.opcode {
         case .ping:
             guard frame.fin else { return close(context, code: .protocolError) }
@@ -69,15 +73,28 @@ final class SocketFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The server is stopping (Hummingbird quiesces every connection it accepted and waits for
-    /// them to close): the socket closes with 1001, going away, and the client reconnects elsewhere.
+    /// them to close): the socket closes with 1001, going away, and the client reconnects
+    /// elsewhere. As RFC 6455 has it, the server closes the TCP connection once the client has
+    /// answered with its own close frame, or after ``closeHandshakeTimeout``: a peer that reads
+    /// nothing must not hold the server up.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // The server's channels allow half-closure (Hummingbird's HTTP needs it): a peer
+            // that closed its side sends nothing more, and the connection ends now, not when
+            // the heartbeat finds it silent.
+            return context.close(promise: nil)
+        }
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
         guard !isClosing else { return }
         isClosing = true
+        partial = nil
         context.writeAndFlush(wrapOutboundOut(closeFrame(.goingAway, context: context)), promise: nil)
-        // At once, not once the frame is taken: a peer that reads nothing must not hold the server up.
-        context.close(promise: nil)
+        let channel = context.channel
+        channel.eventLoop.scheduleTask(in: Self.closeHandshakeTimeout) { channel.close(promise: nil) }
     }
+
+    /// How long a stopping server waits for a client's answer to its close frame.
+    static let closeHandshakeTimeout = TimeAmount.seconds(2)
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A malformed frame was answered by NIO's WebSocketProtocolErrorHandler, which closes

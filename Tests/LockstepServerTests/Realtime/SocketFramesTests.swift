@@ -53,6 +53,20 @@ struct SocketFramesTests {
         #expect(!reply.frames.contains { $0.opcode == .text }, "the message was not acted on")
     }
 
+    /// The server's channels allow half-closure, so a peer's FIN alone closes nothing: the
+    /// connection must end at once all the same, not when the heartbeat finds it silent.
+    @Test func aPeerThatClosesItsSocketWithoutAWordEndsItsConnectionAtOnce() async throws {
+        let (server, socket) = try await Self.upgradedSocket()
+        defer { Task { await server.stop() } }
+        let events = ConnectionEvents(server)
+        try await waitUntil { server.services.connections.count == 1 }
+        let closedAt = ContinuousClock.now
+        socket.close()
+        let end = await events.ends.next(timeout: .seconds(2)) { _ in true }
+        #expect(end != nil, "the connection is still open after 2 s (the heartbeat timeout is \(server.services.limits.heartbeatTimeoutSeconds) s)")
+        #expect(ContinuousClock.now - closedAt < .seconds(2))
+    }
+
     @Test func anUpgradeToAnotherPathOrAnUnknownAppIsRefused() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
