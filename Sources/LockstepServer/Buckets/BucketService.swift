@@ -33,7 +33,10 @@ public struct BucketService: Sendable {
                     await spaces.catchUp(appID: event.scope.appID, spaceID: spaceID)
                 }
             }
-            for event in events { hub.publish(event) }
+            // One wakeup per event loop for the whole group's announcements.
+            DrainBatch.gathering {
+                for event in events { hub.publish(event) }
+            }
         }
     }
 

@@ -114,7 +114,9 @@ public final class ChangeHub: Sendable {
     /// Announces a change that another node made, to local subscribers only.
     public func deliverLocally(_ event: ChangeEvent) {
         let targets = state.withLock { state in state.subscribers[event.scope].map { Array($0.values) } ?? [] }
-        for deliver in targets { deliver(event) }
+        DrainBatch.gathering {
+            for deliver in targets { deliver(event) }
+        }
     }
 
     /// Adds a hook that sees every change published on this node, to pass it to other nodes.

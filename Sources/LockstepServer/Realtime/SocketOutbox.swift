@@ -113,7 +113,10 @@ final class SocketOutbox: Sendable {
         }
         switch outcome {
         case .queued(let schedulesDrain):
-            if schedulesDrain { channel.eventLoop.execute { self.drain() } }
+            guard schedulesDrain else { return true }
+            if DrainBatch.current?.add(self, on: channel.eventLoop) != true {
+                channel.eventLoop.execute { self.drain() }
+            }
             return true
         case .closed:
             return false
@@ -166,7 +169,7 @@ final class SocketOutbox: Sendable {
     /// On the event loop: writes everything queued, one frame per message or run of
     /// announcements, and flushes once. Only the last write carries a promise: the kernel
     /// takes a socket's writes in order, so when it has the last it has them all.
-    private func drain() {
+    func drain() {
         let batch: [Message]? = state.withLock { state in
             state.isDrainScheduled = false
             guard !state.isClosed, !state.queue.isEmpty else { return nil }
