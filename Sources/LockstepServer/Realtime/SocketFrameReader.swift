@@ -85,12 +85,7 @@ final class SocketFrameReader: ChannelInboundHandler, RemovableChannelHandler {
             return context.close(promise: nil)
         }
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
-        guard !isClosing else { return }
-        isClosing = true
-        partial = nil
-        context.writeAndFlush(wrapOutboundOut(closeFrame(.goingAway, context: context)), promise: nil)
-        let channel = context.channel
-        channel.eventLoop.scheduleTask(in: Self.closeHandshakeTimeout) { channel.close(promise: nil) }
+        close(context, code: .goingAway, awaitingTheAnswerFor: Self.closeHandshakeTimeout)
     }
 
     /// How long a stopping server waits for a client's answer to its close frame.
@@ -109,14 +104,21 @@ final class SocketFrameReader: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Sends a close frame with `code` (the peer's own, when it closed first), then closes the socket.
-    private func close(_ context: ChannelHandlerContext, code: WebSocketErrorCode) {
+    /// Sends a close frame with `code` (the peer's own, when it closed first), then closes the
+    /// socket: once the frame is written, or, when this side starts the handshake with
+    /// `awaitingTheAnswerFor`, once the peer answers (``channelRead(context:data:)``) or that
+    /// long has passed.
+    private func close(_ context: ChannelHandlerContext, code: WebSocketErrorCode, awaitingTheAnswerFor patience: TimeAmount? = nil) {
         guard !isClosing else { return }
         isClosing = true
         partial = nil
-        let closed = context.writeAndFlush(wrapOutboundOut(closeFrame(code, context: context)))
+        let written = context.writeAndFlush(wrapOutboundOut(closeFrame(code, context: context)))
         let channel = context.channel
-        closed.whenComplete { _ in channel.close(promise: nil) }
+        if let patience {
+            channel.eventLoop.scheduleTask(in: patience) { channel.close(promise: nil) }
+        } else {
+            written.whenComplete { _ in channel.close(promise: nil) }
+        }
     }
 
     private func closeFrame(_ code: WebSocketErrorCode, context: ChannelHandlerContext) -> WebSocketFrame {
