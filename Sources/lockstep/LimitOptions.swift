@@ -23,6 +23,8 @@ struct LimitOptions: ParsableArguments {
     var maximumVersionsPerObject: Int?
     @Option(name: .customLong("snapshot-interval"), help: "An object's whole data is kept every this many versions; the others are rebuilt from diffs (default 32).")
     var snapshotInterval: Int?
+    @Option(name: .customLong("removed-member-stamps"), help: "Removed members of one object whose removal's stamp is kept, the latest first, so that an older offline edit cannot bring them back (default 1000).")
+    var removedMemberStampsPerObject: Int?
     @Option(name: .customLong("history-prune-seconds"), help: "How often old history is pruned, in the background; 0 never (default 600).")
     var historyPruneIntervalSeconds: Double?
     @Option(name: .customLong("max-changes-per-commit"), help: "Most changes one group commit (one transaction, one flush) carries (default 1000).")
@@ -96,6 +98,10 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(snapshotInterval, "LOCKSTEP_SNAPSHOT_INTERVAL") {
             guard value > 0 else { throw ValidationError("the snapshot interval must be at least 1") }
             limits.snapshotInterval = value
+        }
+        if let value = try pick(removedMemberStampsPerObject, "LOCKSTEP_REMOVED_MEMBER_STAMPS") {
+            guard value >= 0 else { throw ValidationError("the removed member stamps kept cannot be fewer than 0") }
+            limits.removedMemberStampsPerObject = value
         }
         if let value = try pick(historyPruneIntervalSeconds, "LOCKSTEP_HISTORY_PRUNE_SECONDS") { limits.historyPruneIntervalSeconds = value }
         if let value = try pick(maximumChangesInFlight, "LOCKSTEP_MAX_CHANGES_IN_FLIGHT") {

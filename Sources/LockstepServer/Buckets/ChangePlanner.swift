@@ -143,7 +143,7 @@ package struct ChangePlanner: Sendable {
         let wire = intent.isPortable ? intent : ObjectDiff(from: currentData, to: data)
         var stamps = current?.memberStamps ?? [:]
         for name in intent.operations.keys { stamps[name] = change.stamp }
-        stamps = stamps.filter { data[$0.key] != nil }
+        stamps = Self.stamps(stamps, keepingRemovalsUpTo: limits.removedMemberStampsPerObject, in: data)
         var plan = plan(
             change, current: current, data: data, diff: wire, intent: wire == intent ? nil : intent, isDeleted: false, stamps: stamps,
             mergedWithoutBase: mergedWithoutBase)
@@ -162,6 +162,19 @@ package struct ChangePlanner: Sendable {
         return intent.operations.contains { name, operation in
             if case .remove = operation { current[name] == nil } else { false }
         }
+    }
+
+    /// The stamps of `data`'s members, and of the latest `removals` members gone from it: a
+    /// removal's stamp outlives the history that holds it, so that a set made offline before the
+    /// removal, arriving once its base is pruned, loses to it by merge rule 5 as it would have
+    /// by rule 2. Removals without an edit time count as the oldest.
+    static func stamps(_ stamps: [String: EditStamp], keepingRemovalsUpTo removals: Int, in data: JSONObject) -> [String: EditStamp] {
+        let removed = stamps.filter { data[$0.key] == nil }
+        guard removed.count > removals else { return stamps }
+        var kept = stamps.filter { data[$0.key] != nil }
+        let latest = removed.sorted { ($0.value.time ?? .min, $0.key) > ($1.value.time ?? .min, $1.key) }.prefix(removals)
+        for (name, stamp) in latest { kept[name] = stamp }
+        return kept
     }
 
     /// Refuses a change that adds a reference (one that neither the current data nor the

@@ -27,6 +27,12 @@ public struct Limits: Sendable, Equatable {
     /// Every this many versions the store keeps an object's whole data (a snapshot); the
     /// versions between are rebuilt from the snapshot before them and the changes since.
     public var snapshotInterval = 32
+    /// How many removed members of one object keep the stamp of their removal (the latest
+    /// removals first). A change whose base version is no longer kept is merged by the member
+    /// stamps (merge rule 5): without the removal's stamp, a set made offline before the removal
+    /// would bring the member back. Past it the oldest removals are forgotten, so an object whose
+    /// member names keep changing does not grow without end. 0 keeps none.
+    public var removedMemberStampsPerObject = 1000
     /// The most changes one group commit (one transaction, one flush to disk) carries; more
     /// queued changes wait for the next.
     public var maximumChangesPerCommit = 1000

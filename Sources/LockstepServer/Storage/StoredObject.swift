@@ -9,7 +9,8 @@ public struct StoredObject: Sendable, Equatable {
     public var data: JSONObject
     /// Whether the object was removed. A removed object stays as a tombstone and never comes back.
     public var isDeleted: Bool
-    /// The corrected time and client of the last write to each top-level member: what the
+    /// The corrected time and client of the last write to each top-level member, a removal
+    /// included (the latest ``Limits/removedMemberStampsPerObject`` of them): what the
     /// member-by-member merge compares when a change's base version is no longer retained
     /// (see ``ChangePlanner``).
     public var memberStamps: [String: EditStamp]

@@ -102,4 +102,64 @@ struct HistoryTests {
             #expect(refused.reason == .badVersion && refused.message.contains("no longer retained"))
         }
     }
+
+    /// A removal's stamp outlives the history that holds it: a set made offline before the
+    /// removal, against a version pruned since, does not bring the member back; one made after
+    /// it does.
+    @Test(arguments: StoreKind.allCases)
+    func aRemovalOutlivesItsPrunedHistory(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            var writer = StoreWriter(store: store, scope: BucketScope(appID: try await insertTestApp(store), owner: .user("u1"), bucket: "notes"))
+            writer.limits.snapshotInterval = 4
+            try StoreWriter.committed(try await writer.group([writer.change("doc", ["title": "one", "tag": "red", "n": 0], editTime: 1000)])[0])
+            try StoreWriter.committed(try await writer.group([writer.change("doc", ["title": "one", "n": 0], editTime: 5000)])[0])
+            for version in 3...12 {
+                try StoreWriter.committed(try await writer.group([writer.change(
+                    "doc", ["title": "one", "n": .integer(Int64(version))], editTime: Int64(version) * 1000 + 5000)])[0])
+            }
+            _ = try await store.pruneHistory(after: nil, limit: 100, policy: HistoryPolicy(keepSince: .max, keepLatest: 2, keepAtMost: 100))
+            #expect(try await store.objectData(writer.scope, key: "doc", version: 1) == nil)
+
+            // Offline since version 1: set the tag at 3 s, before its removal at 5 s.
+            let before = IncomingChange(
+                key: "doc", changeID: "before", clientID: "offline", operation: .modify(diff: nil, fullData: ["title": "one", "tag": "blue", "n": 0]),
+                sourceVersion: 1, editTime: 3000)
+            let refused = try StoreWriter.rejection(try await writer.group([before])[0])
+            #expect(refused.reason == .emptyChange)
+            #expect(try await store.object(writer.scope, key: "doc")?.data == ["title": "one", "n": 12])
+
+            // The same set at 6 s, after the removal, lands.
+            let after = IncomingChange(
+                key: "doc", changeID: "after", clientID: "offline", operation: .modify(diff: nil, fullData: ["title": "one", "tag": "green", "n": 0]),
+                sourceVersion: 1, editTime: 6000)
+            let (merged, _) = try StoreWriter.committed(try await writer.group([after])[0])
+            #expect(merged.mergedWithoutBase)
+            #expect(try await store.object(writer.scope, key: "doc")?.data == ["title": "one", "tag": "green", "n": 12])
+        }
+    }
+
+    /// Past ``Limits/removedMemberStampsPerObject`` the oldest removals are forgotten, and an
+    /// older offline set can bring such a member back; the latest removals still hold.
+    @Test(arguments: StoreKind.allCases)
+    func onlyTheLatestRemovalsKeepTheirStamps(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            var writer = StoreWriter(store: store, scope: BucketScope(appID: try await insertTestApp(store), owner: .user("u1"), bucket: "notes"))
+            writer.limits.removedMemberStampsPerObject = 1
+            writer.limits.snapshotInterval = 4
+            try StoreWriter.committed(try await writer.group([writer.change("doc", ["a": 1, "b": 1, "n": 0], editTime: 1000)])[0])
+            try StoreWriter.committed(try await writer.group([writer.change("doc", ["b": 1, "n": 0], editTime: 4000)])[0])
+            try StoreWriter.committed(try await writer.group([writer.change("doc", ["n": 0], editTime: 5000)])[0])
+            for version in 4...12 {
+                try StoreWriter.committed(try await writer.group([writer.change("doc", ["n": .integer(Int64(version))], editTime: 9000)])[0])
+            }
+            _ = try await store.pruneHistory(after: nil, limit: 100, policy: HistoryPolicy(keepSince: .max, keepLatest: 2, keepAtMost: 100))
+            #expect(try await store.object(writer.scope, key: "doc").map { Set($0.memberStamps.keys) } == ["b", "n"])
+
+            let offline = IncomingChange(
+                key: "doc", changeID: "offline", clientID: "offline", operation: .modify(diff: nil, fullData: ["a": 2, "b": 2, "n": 0]),
+                sourceVersion: 1, editTime: 3000)
+            try StoreWriter.committed(try await writer.group([offline])[0])
+            #expect(try await store.object(writer.scope, key: "doc")?.data == ["a": 2, "n": 12])
+        }
+    }
 }
