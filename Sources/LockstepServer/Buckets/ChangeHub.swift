@@ -1,4 +1,5 @@
 public import LockstepCore
+import OrderedCollections
 import Synchronization
 
 /// One accepted change, ready to announce.
@@ -60,7 +61,9 @@ public final class ChangeHub: Sendable {
 
     private struct State {
         var nextID = 0
-        var subscribers: [BucketScope: [Int: Subscriber]] = [:]
+        /// Ordered, so that a delivery takes the bucket's subscribers as an array it shares
+        /// (``OrderedDictionary/values``), without copying them.
+        var subscribers: [BucketScope: OrderedDictionary<Int, Subscriber>] = [:]
     }
 
     private let state = Mutex(State())
@@ -79,7 +82,7 @@ public final class ChangeHub: Sendable {
 
     public func unsubscribe(_ subscription: Subscription) {
         state.withLock { state in
-            state.subscribers[subscription.scope]?[subscription.id] = nil
+            state.subscribers[subscription.scope]?.removeValue(forKey: subscription.id)
             if state.subscribers[subscription.scope]?.isEmpty == true { state.subscribers[subscription.scope] = nil }
         }
     }
@@ -113,7 +116,7 @@ public final class ChangeHub: Sendable {
 
     /// Announces a change that another node made, to local subscribers only.
     public func deliverLocally(_ event: ChangeEvent) {
-        let targets = state.withLock { state in state.subscribers[event.scope].map { Array($0.values) } ?? [] }
+        let targets = state.withLock { state in state.subscribers[event.scope]?.values.elements ?? [] }
         DrainBatch.gathering {
             for deliver in targets { deliver(event) }
         }

@@ -45,6 +45,8 @@ final class SocketOutbox: Sendable {
         var queue: [Message] = []
         /// Bytes queued, or written and not yet taken by the kernel.
         var bytes = 0
+        /// Bytes of the messages in ``queue``.
+        var undrainedBytes = 0
         var peakBytes = 0
         var isClosed = false
         /// Whether a turn of the event loop will take what is queued.
@@ -107,6 +109,7 @@ final class SocketOutbox: Sendable {
             }
             state.queue.append(message)
             state.bytes += size
+            state.undrainedBytes += size
             state.peakBytes = max(state.peakBytes, state.bytes)
             defer { state.isDrainScheduled = true }
             return .queued(schedulesDrain: !state.isDrainScheduled)
@@ -170,23 +173,36 @@ final class SocketOutbox: Sendable {
     /// announcements, and flushes once. Only the last write carries a promise: the kernel
     /// takes a socket's writes in order, so when it has the last it has them all.
     func drain() {
-        let batch: [Message]? = state.withLock { state in
+        let taken: (batch: [Message], bytes: Int)? = state.withLock { state in
             state.isDrainScheduled = false
             guard !state.isClosed, !state.queue.isEmpty else { return nil }
             if state.drainsInFlight == 0 { state.lastProgress = .now }
             state.drainsInFlight += 1
-            defer { state.queue = [] }
-            return state.queue
+            defer {
+                state.queue = []
+                state.undrainedBytes = 0
+            }
+            return (state.queue, state.undrainedBytes)
         }
-        guard let batch else { return }
-        let frames = Self.frames(of: batch).flatMap(encoded)
-        let taken = channel.eventLoop.makePromise(of: Void.self)
-        let size = batch.reduce(0) { $0 + $1.byteCount }
-        taken.futureResult.whenComplete { self.taken(size, $0) }
+        guard let (batch, bytes) = taken else { return }
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { self.taken(bytes, $0) }
+        // Each frame is written once the next is known, so that the last one carries the promise.
         let writer = writer.value
-        for (index, frame) in frames.enumerated() {
-            writer.write(frame, promise: index == frames.count - 1 ? taken : nil)
+        var held: ByteBuffer?
+        func write(_ message: Message) {
+            for frame in encoded(message) {
+                if let previous = held { writer.write(previous, promise: nil) }
+                held = frame
+            }
         }
+        // One message, the usual live announcement, needs no grouping.
+        if batch.count == 1 {
+            write(batch[0])
+        } else {
+            for message in Self.frames(of: batch) { write(message) }
+        }
+        if let last = held { writer.write(last, promise: promise) } else { promise.succeed() }
         writer.flush()
     }
 
@@ -216,17 +232,19 @@ final class SocketOutbox: Sendable {
                 index += 1
                 continue
             }
-            var run = [first.text]
+            // Started only when a second announcement follows: a lone one goes out as built.
+            var run: [ByteBuffer] = []
             var bytes = first.text.readableBytes
             index += 1
             while index < batch.endIndex, case .announcement(let next) = batch[index], next.channel == first.channel,
                 bytes + next.text.readableBytes <= coalescedBytes
             {
+                if run.isEmpty { run.append(first.text) }
                 run.append(next.text)
                 bytes += next.text.readableBytes
                 index += 1
             }
-            frames.append(run.count == 1 ? .announcement(first) : .text(SocketReply.merging(first.channel, run)))
+            frames.append(run.isEmpty ? .announcement(first) : .text(SocketReply.merging(first.channel, run)))
         }
         return frames
     }
