@@ -19,7 +19,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
             With --processes N, the server runs as a process of its own (`lockstep serve` of this \
             binary) and the subscribers in N child processes, so that the server's CPU time per \
             delivery and its memory are read from /proc apart from the load's; the same load then \
-            runs against redis-server (--redis) as a baseline. No baseline round. With \
+            runs against redis-server (--redis) as a baseline, twice: publishing only, and storing each change \
+            with every write flushed to disk before it is answered or delivered (redis-aof), as Lockstep \
+            commits a change before either. No baseline round. With \
             --idle-sockets M, the child processes instead hold M silent connections for --seconds, \
             and the servers' memory is read before and after.
             """)

@@ -2,7 +2,9 @@ import Foundation
 
 /// `lockstep bench fanout --processes N`: the fan-out load with the server in a process of its
 /// own (`lockstep serve` of this binary) and the subscribers spread over N child processes,
-/// then the same load against redis-server (PUBLISH to SUBSCRIBErs) with the same generator.
+/// then the same load against redis-server (PUBLISH to SUBSCRIBErs) with the same generator,
+/// twice: publishing only, and storing every change with each write flushed to disk before it
+/// is answered or delivered, as Lockstep does (`redis-aof`).
 ///
 /// Each server's CPU time and memory are read from /proc, so CPU per delivery is the server's
 /// alone; latency is from the writer stamping a change with the wall clock to a subscriber
@@ -42,20 +44,9 @@ struct FanoutOverProcesses {
         Self.report(lockstep)
 
         if FileManager.default.isExecutableFile(atPath: redisBinary) {
-            try FileManager.default.createDirectory(atPath: directory + "/redis", withIntermediateDirectories: true)
-            let redis = try await FanoutServer.redis(binary: redisBinary, directory: directory + "/redis", maximumClients: subscribers + 100)
-            do {
-                let channel = "fanout-\(UUID().uuidString.prefix(8).lowercased())"
-                let arguments = ["--server", "redis", "--redis-port", String(redis.port), "--bucket", channel]
-                measurements.append(try await load.run(on: redis, subscriberArguments: arguments) {
-                    try await RedisPublisher.open(port: redis.port, channel: channel)
-                })
-            } catch {
-                await redis.stop()
-                throw error
+            for durable in [false, true] {
+                measurements.append(try await redisRound(load, durable: durable, in: directory + (durable ? "/redis-aof" : "/redis")))
             }
-            await redis.stop()
-            Self.report(redis)
         } else {
             say("No Redis baseline: there is no redis-server at \(redisBinary) (apt-get install redis-server, or --redis PATH).")
         }
@@ -64,8 +55,27 @@ struct FanoutOverProcesses {
         say(FanoutProcessReport.header)
         for measurement in measurements { say(FanoutProcessReport.row(measurement)) }
         for line in measurements.flatMap(FanoutProcessReport.details) { say(line) }
-        if measurements.count == 2 { say(FanoutProcessReport.ratios(lockstep: measurements[0], redis: measurements[1])) }
+        for redis in measurements.dropFirst() { say(FanoutProcessReport.ratios(lockstep: measurements[0], redis: redis)) }
         say("load average at the end: \(Self.loadAverage())")
+    }
+
+    /// The same load against redis-server: publishing only, or (`durable`) storing each change
+    /// and publishing it, with every write flushed to disk first (``FanoutServer/redis(binary:directory:maximumClients:durable:)``).
+    private func redisRound(_ load: FanoutLoad, durable: Bool, in directory: String) async throws -> FanoutLoad.Measurement {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let redis = try await FanoutServer.redis(binary: redisBinary, directory: directory, maximumClients: subscribers + 100, durable: durable)
+        do {
+            let channel = "fanout-\(UUID().uuidString.prefix(8).lowercased())"
+            let arguments = ["--server", "redis", "--redis-port", String(redis.port), "--bucket", channel]
+            let measurement = try await load.run(on: redis, subscriberArguments: arguments) {
+                try await RedisPublisher.open(port: redis.port, channel: channel, storing: durable)
+            }
+            await redis.stop()
+            return measurement
+        } catch {
+            await redis.stop()
+            throw error
+        }
     }
 
     /// Shows Lockstep's warnings and errors, but for its start (the default app's credentials)

@@ -45,7 +45,7 @@ enum FanoutProcessReport {
     static func ratios(lockstep: FanoutLoad.Measurement, redis: FanoutLoad.Measurement) -> String {
         func ratio(_ a: Double, _ b: Double) -> String { b > 0 ? String(format: "×%.2f", a / b) : "—" }
         let (ours, theirs) = (lockstep.subscribers.latencies, redis.subscribers.latencies)
-        return "lockstep / redis: CPU per delivery \(ratio(lockstep.serverCPUPerDelivery, redis.serverCPUPerDelivery)), "
+        return "lockstep / \(redis.server): CPU per delivery \(ratio(lockstep.serverCPUPerDelivery, redis.serverCPUPerDelivery)), "
             + "p50 \(ratio(Double(ours.percentile(0.5)), Double(theirs.percentile(0.5)))), "
             + "p99 \(ratio(Double(ours.percentile(0.99)), Double(theirs.percentile(0.99)))), "
             + "RSS \(ratio(Double(lockstep.serverMemory?.resident ?? 0), Double(redis.serverMemory?.resident ?? 0)))"

@@ -49,16 +49,18 @@ final class FanoutServer: Sendable {
         return FanoutServer(name: "lockstep", process: process, port: port, output: output)
     }
 
-    /// redis-server on a free loopback port, persisting nothing, accepting `maximumClients`.
-    static func redis(binary: String, directory: String, maximumClients: Int) async throws -> FanoutServer {
+    /// redis-server on a free loopback port, accepting `maximumClients`: persisting nothing, or,
+    /// `durable`, logging every write to its append-only file and flushing it to disk before it
+    /// answers or delivers (`appendfsync always`), as Lockstep commits a change before either.
+    static func redis(binary: String, directory: String, maximumClients: Int, durable: Bool = false) async throws -> FanoutServer {
         var lastFailure: any Error = CommandError("redis-server did not start")
         // A port free when chosen may be taken before redis-server binds it: then try another.
         for _ in 0..<3 {
             let port = try BenchProcesses.freePort()
             let arguments = [
-                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no",
                 "--dir", directory, "--logfile", "", "--maxclients", String(maximumClients),
-            ]
+            ] + (durable ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
             let process = try ChildProcess.spawn(binary, arguments: arguments, output: .captured)
             let output = Output(slowReaderSign: "overcoming of output buffer limits") { line in
                 line.contains("Ready to accept connections") ? port : nil
@@ -66,7 +68,7 @@ final class FanoutServer: Sendable {
             ChildOutputLines.follow(process) { output.read($0) }
             do {
                 _ = try await output.waitForStart(of: process, name: "redis-server")
-                return FanoutServer(name: "redis", process: process, port: port, output: output)
+                return FanoutServer(name: durable ? "redis-aof" : "redis", process: process, port: port, output: output)
             } catch {
                 process.send(SIGKILL)
                 lastFailure = error
