@@ -140,7 +140,7 @@ extension SQLiteStore {
         try Row.fetchOne(
             db.cachedStatement(sql: "SELECT epoch, last_sequence FROM buckets WHERE app_id = ? AND owner = ? AND name = ?"),
             arguments: [scope.appID, scope.ownerKey, scope.bucket]
-        ).map { row in ChangeVersion(epoch: UInt32(truncatingIfNeeded: row["epoch"] as Int64), sequence: row["last_sequence"]) }
+        ).map { row in ChangeVersion(epoch: UInt32(truncatingIfNeeded: row[0] as Int64), sequence: row[1]) }
     }
 
     private static func prunedThrough(_ db: Database, _ scope: BucketScope) throws -> Int64 {
@@ -150,10 +150,13 @@ extension SQLiteStore {
     }
 
     @discardableResult
+    /// The bucket's feed version, making the bucket first when it has none. Every change
+    /// commits through here: the usual bucket, which exists, costs one read of a prepared
+    /// statement, and only a new one an insert.
     static func ensureBucket(_ db: Database, _ scope: BucketScope) throws -> ChangeVersion {
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO buckets (app_id, owner, name, epoch, last_sequence) VALUES (?, ?, ?, ?, 0)",
-            arguments: [scope.appID, scope.ownerKey, scope.bucket, Int64(UInt32.random(in: 1...UInt32.max))])
+        if let version = try bucketVersion(db, scope) { return version }
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO buckets (app_id, owner, name, epoch, last_sequence) VALUES (?, ?, ?, ?, 0)")
+            .execute(arguments: [scope.appID, scope.ownerKey, scope.bucket, Int64(UInt32.random(in: 1...UInt32.max))])
         return try bucketVersion(db, scope)!
     }
 
