@@ -22,10 +22,18 @@ enum Transport: Sendable, CaseIterable {
     case polling
 }
 
-/// A fresh store directory, deleted by the caller with `removeStore`.
+/// A fresh store directory, deleted by the caller with `removeStore`, or else when the test
+/// process exits (a client made with the default store has no caller that knows its directory).
 func temporaryStore() -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-client-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-client-\(UUID().uuidString)")
+    storesToRemoveAtExit.withLock { stores in
+        if stores.isEmpty { atexit { for store in storesToRemoveAtExit.withLock({ $0 }) { removeStore(store) } } }
+        stores.append(directory)
+    }
+    return directory
 }
+
+private let storesToRemoveAtExit = Mutex<[URL]>([])
 
 func removeStore(_ directory: URL) {
     try? FileManager.default.removeItem(at: directory)
