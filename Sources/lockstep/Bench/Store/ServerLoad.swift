@@ -35,8 +35,9 @@ enum ServerLoad {
         } ?? ChildProcess.spawn(lockstep, arguments: serve, output: .errorsOnly)
         defer {
             // SIGINT to the server itself (under a profiler, its child), which stops gracefully;
-            // a profiler then writes its data and exits too.
-            let stop = try? ChildProcess.spawn("/usr/bin/pkill", arguments: ["-INT", "-f", "lockstep serve --host 127.0.0.1 --port \(port) "], output: .inherited)
+            // a profiler then writes its data and exits too. Matched by its arguments, whatever
+            // the binary is called (a copy kept to compare builds).
+            let stop = try? ChildProcess.spawn("/usr/bin/pkill", arguments: ["-INT", "-f", " serve --host 127.0.0.1 --port \(port) "], output: .inherited)
             _ = stop?.waitUntilExit()
             _ = server.waitUntilExit()
         }
