@@ -36,20 +36,20 @@ struct ChangeNotification: Sendable, Equatable {
 
     var payload: String {
         var fields: JSONObject = ["n": .string(node), "a": .string(appID), "p": .integer(appSequence)]
-        let short = JSONValue.object(fields).description
-        guard let change else { return short }
-        fields["o"] = .string(change.scope.ownerKey)
-        fields["b"] = .string(change.scope.bucket)
-        fields["s"] = .integer(change.sequence)
-        let full = JSONValue.object(fields).description
-        return full.utf8.count <= Self.maximumPayloadBytes ? full : short
+        if let change {
+            fields["o"] = .string(change.scope.ownerKey)
+            fields["b"] = .string(change.scope.bucket)
+            fields["s"] = .integer(change.sequence)
+            let full = JSONValue.object(fields).description
+            if full.utf8.count <= Self.maximumPayloadBytes { return full }
+            for name in ["o", "b", "s"] { fields[name] = nil }
+        }
+        return JSONValue.object(fields).description
     }
 
-    /// Reads a payload; `nil` for one that no Lockstep node wrote.
-    init?(payload: String) {
-        guard let json = try? JSONValue(parsing: payload), let node = json["n"]?.stringValue, let appID = json["a"]?.stringValue,
-            let appSequence = json["p"]?.integerValue
-        else { return nil }
+    /// Reads a parsed payload; `nil` for one that no Lockstep node wrote.
+    init?(json: JSONValue) {
+        guard let node = json["n"]?.stringValue, let appID = json["a"]?.stringValue, let appSequence = json["p"]?.integerValue else { return nil }
         var change: Change?
         if let owner = json["o"]?.stringValue, let bucket = json["b"]?.stringValue, let sequence = json["s"]?.integerValue {
             change = Change(scope: BucketScope(appID: appID, ownerKey: owner, bucket: bucket), sequence: sequence)

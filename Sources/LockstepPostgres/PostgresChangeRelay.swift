@@ -1,3 +1,4 @@
+import LockstepCore
 public import LockstepServer
 public import Logging
 import PostgresNIO
@@ -153,11 +154,13 @@ public final class PostgresChangeRelay: Service {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask { await self.heartbeat(connection) }
                         for try await notification in notifications {
-                            if let space = SpaceNotification(payload: notification.payload) {
+                            // Parsed once, for both kinds: a node reads every notification of its own too.
+                            let json = try? JSONValue(parsing: notification.payload)
+                            if let space = json.flatMap(SpaceNotification.init(json:)) {
                                 if space.node != store.nodeID { revokeSpace(space.revocation) }
                                 continue
                             }
-                            guard let note = ChangeNotification(payload: notification.payload) else {
+                            guard let note = json.flatMap(ChangeNotification.init(json:)) else {
                                 logger.warning("change relay: ignored a notification that no Lockstep node sent")
                                 continue
                             }

@@ -107,15 +107,12 @@ extension PostgresStore {
                 member_stamps = excluded.member_stamps, sequence = excluded.sequence
             """)
 
-        let feeds = JSONValue.array(writes.feeds.map { scope, feed in
-            [
-                "app_id": .string(scope.appID), "owner": .string(scope.ownerKey), "name": .string(scope.bucket),
-                "last_sequence": .integer(feed.sequence),
-            ]
-        })
+        let feeds = Array(writes.feeds)
         try await Self.rows(connection, logger, """
             UPDATE buckets b SET last_sequence = x.last_sequence
-            FROM json_to_recordset(\(feeds.description)::json) AS x(app_id text, owner text, name text, last_sequence bigint)
+            FROM unnest(
+                \(feeds.map(\.key.appID))::text[], \(feeds.map(\.key.ownerKey))::text[], \(feeds.map(\.key.bucket))::text[],
+                \(feeds.map(\.value.sequence))::bigint[]) AS x(app_id, owner, name, last_sequence)
             WHERE b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.name
             """)
         for (appID, sequence) in writes.appSequences {
@@ -149,16 +146,11 @@ private struct PrefetchedReads: GroupReads {
     static func load(for group: ChangeGroup, on connection: PostgresConnection, logger: Logger) async throws -> PrefetchedReads {
         var reads = PrefetchedReads()
         let scopes = Set(group.requests.map(\.scope)).sorted { ($0.appID, $0.ownerKey, $0.bucket) < ($1.appID, $1.ownerKey, $1.bucket) }
-        let buckets = JSONValue.array(scopes.map { scope in
-            [
-                "app_id": .string(scope.appID), "owner": .string(scope.ownerKey), "name": .string(scope.bucket),
-                "epoch": .integer(PostgresStore.newEpoch()),
-            ]
-        })
         for row in try await PostgresStore.rows(connection, logger, """
             INSERT INTO buckets (app_id, owner, name, epoch, last_sequence)
-            SELECT app_id, owner, name, epoch, 0 FROM json_to_recordset(\(buckets.description)::json)
-                AS x(app_id text, owner text, name text, epoch bigint)
+            SELECT app_id, owner, name, epoch, 0 FROM unnest(
+                \(scopes.map(\.appID))::text[], \(scopes.map(\.ownerKey))::text[], \(scopes.map(\.bucket))::text[],
+                \(scopes.map { _ in PostgresStore.newEpoch() })::bigint[]) AS x(app_id, owner, name, epoch)
             ORDER BY app_id, owner, name
             ON CONFLICT (app_id, owner, name) DO UPDATE SET last_sequence = buckets.last_sequence
             RETURNING app_id, owner, name, epoch, last_sequence
@@ -177,12 +169,11 @@ private struct PrefetchedReads: GroupReads {
         }
 
         let addresses = GroupPlan.addresses(of: group)
-        let keys = JSONValue.array(addresses.map { address in
-            ["app_id": .string(address.scope.appID), "owner": .string(address.scope.ownerKey), "bucket": .string(address.scope.bucket), "key": .string(address.key)]
-        })
         for row in try await PostgresStore.rows(connection, logger, """
             SELECT o.app_id, o.owner, o.bucket, \(unescaped: Columns.object(of: "o")) FROM objects o
-            JOIN json_to_recordset(\(keys.description)::json) AS x(app_id text, owner text, bucket text, key text)
+            JOIN unnest(
+                \(addresses.map(\.scope.appID))::text[], \(addresses.map(\.scope.ownerKey))::text[], \(addresses.map(\.scope.bucket))::text[],
+                \(addresses.map(\.key))::text[]) AS x(app_id, owner, bucket, key)
                 ON o.app_id = x.app_id AND o.owner = x.owner AND o.bucket = x.bucket AND o.key = x.key
             """)
         {
@@ -191,15 +182,12 @@ private struct PrefetchedReads: GroupReads {
             reads.objects[ObjectAddress(scope: BucketScope(appID: appID, ownerKey: owner, bucket: bucket), key: object.key)] = object
         }
 
-        let changeIDs = JSONValue.array(group.requests.map { request in
-            [
-                "app_id": .string(request.scope.appID), "owner": .string(request.scope.ownerKey), "bucket": .string(request.scope.bucket),
-                "change_id": .string(request.change.changeID),
-            ]
-        })
+        let requests = group.requests
         for row in try await PostgresStore.rows(connection, logger, """
             SELECT \(unescaped: Columns.change(of: "c")), c.app_id, c.owner, c.bucket
-            FROM json_to_recordset(\(changeIDs.description)::json) AS x(app_id text, owner text, bucket text, change_id text)
+            FROM unnest(
+                \(requests.map(\.scope.appID))::text[], \(requests.map(\.scope.ownerKey))::text[], \(requests.map(\.scope.bucket))::text[],
+                \(requests.map(\.change.changeID))::text[]) AS x(app_id, owner, bucket, change_id)
             JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.bucket
             JOIN changes c ON c.bucket_id = b.id AND c.change_id = x.change_id
             """)

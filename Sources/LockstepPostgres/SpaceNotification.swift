@@ -21,9 +21,9 @@ struct SpaceNotification: Sendable, Equatable {
         return JSONValue.object(fields).description
     }
 
-    /// Reads a payload; `nil` for anything else (a change's notification among them).
-    init?(payload: String) {
-        guard let json = try? JSONValue(parsing: payload), json["k"] == "space", let node = json["n"]?.stringValue,
+    /// Reads a parsed payload; `nil` for anything else (a change's notification among them).
+    init?(json: JSONValue) {
+        guard json["k"] == "space", let node = json["n"]?.stringValue,
             let appID = json["a"]?.stringValue, let space = json["s"]?.stringValue, let spaceID = json["i"]?.stringValue,
             let cause = json["c"]?.stringValue.flatMap(SpaceRevocation.Cause.init(rawValue:))
         else { return nil }
