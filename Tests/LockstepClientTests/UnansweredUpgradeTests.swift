@@ -5,9 +5,10 @@ import Synchronization
 import Testing
 
 /// A socket whose upgrade request the server never answers: closed after the request (as a
-/// stopping `lockstep serve` sometimes closes a connection it accepted: the convergence checker
-/// hung on it at a graceful restart), or held open in silence. `WebSocketClient` waits for the
-/// answer forever and does not hear cancellation; the session must give up on it.
+/// stopping `lockstep serve` sometimes closes a connection it accepted: likely what the
+/// convergence checker hung on at a graceful restart), or held open in silence.
+/// `WebSocketClient` waits for the answer forever and does not hear cancellation; the session
+/// must give up on it.
 @Suite("A socket upgrade the server never answers", .timeLimit(.minutes(2)))
 struct UnansweredUpgradeTests {
     @Test("the session gives the socket up, syncs over HTTP, and stops", arguments: [UnansweringListener.Manner.close, .silence])
