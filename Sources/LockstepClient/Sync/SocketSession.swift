@@ -48,11 +48,16 @@ struct SocketSession: Sendable {
         case forgotten
     }
 
+    /// How long the server may take to answer the socket's upgrade: as long as an open socket
+    /// may stay silent (2.5 heartbeat intervals) before the session gives up on it.
+    static func upgradeLimit(_ context: SyncContext) -> Duration { context.configuration.heartbeatInterval * 2.5 }
+
     /// Whether the socket can be opened now: a handshake, closed at once.
     static func opens(_ context: SyncContext) async -> Bool {
         do {
-            try await WebSocketClient.connect(url: context.socketURL, configuration: WebSocketClientConfiguration(), logger: context.logger) {
-                _, outbound, _ in
+            try await connectWebSocket(
+                url: context.socketURL, configuration: WebSocketClientConfiguration(), logger: context.logger, upgradeLimit: upgradeLimit(context)
+            ) { _, outbound in
                 try await outbound.close(.normalClosure, reason: nil)
             }
             return true
@@ -64,8 +69,8 @@ struct SocketSession: Sendable {
     func run() async throws {
         var configuration = WebSocketClientConfiguration()
         configuration.maxFrameSize = 64 * 1024 * 1024
-        try await WebSocketClient.connect(url: context.socketURL, configuration: configuration, logger: context.logger) {
-            inbound, outbound, _ in
+        try await connectWebSocket(url: context.socketURL, configuration: configuration, logger: context.logger, upgradeLimit: Self.upgradeLimit(context)) {
+            inbound, outbound in
             try await handle(inbound: inbound, outbound: outbound)
         }
     }

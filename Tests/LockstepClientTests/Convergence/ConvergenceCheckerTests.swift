@@ -22,7 +22,9 @@ import Testing
 /// the other devices edit text, so that the seeds named here keep their histories). With
 /// `LOCKSTEP_TEST_POSTGRES_URL`, histories also run on two server nodes sharing a PostgreSQL schema.
 ///
-/// Each test has a time limit (``convergenceTimeLimit``).
+/// Each test has a time limit (``convergenceTimeLimit``), and within it each step, each part of
+/// the end and each seed has one of its own (``RunWatch``): a run stuck in an await fails with
+/// a report of the seed, the step, what it waited for and what it did, instead of hanging.
 @Suite("Convergence checker", .serialized, .timeLimit(convergenceTimeLimit))
 struct ConvergenceCheckerTests {
     @Test("generated histories on a SQLite server end identical everywhere, as the merge rules say")

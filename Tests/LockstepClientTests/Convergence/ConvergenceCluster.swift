@@ -32,6 +32,8 @@ final class ConvergenceCluster {
     }
 
     let backend: ConvergenceBackend
+    /// Where the run is, for a report if it gets stuck; owns the processes and directories.
+    let watch: RunWatch
     private let storeArguments: [String]
     private let removeData: @Sendable () async -> Void
     private(set) var nodes: [ServerProcess]
@@ -39,9 +41,10 @@ final class ConvergenceCluster {
     let token: String
     var devices: [Device] = []
 
-    private init(backend: ConvergenceBackend, storeArguments: [String], removeData: @escaping @Sendable () async -> Void,
+    private init(backend: ConvergenceBackend, watch: RunWatch, storeArguments: [String], removeData: @escaping @Sendable () async -> Void,
                  nodes: [ServerProcess], app: String, token: String) {
         self.backend = backend
+        self.watch = watch
         self.storeArguments = storeArguments
         self.removeData = removeData
         self.nodes = nodes
@@ -50,24 +53,39 @@ final class ConvergenceCluster {
     }
 
     /// Fresh servers and five fresh devices, online, the two peers holding the bucket's peer key.
-    static func start(_ backend: ConvergenceBackend) async throws -> ConvergenceCluster {
+    /// `watch` hears what the cluster awaits, and adopts its processes and directories.
+    static func start(_ backend: ConvergenceBackend, watch: RunWatch = RunWatch("a convergence cluster", limit: .seconds(86_400))) async throws
+        -> ConvergenceCluster
+    {
         let (storeArguments, removeData) = try (backend == .sqlite ? CrashStore.sqlite : CrashStore.postgres).place()
+        if let option = storeArguments.firstIndex(of: "--data-dir") {
+            watch.adopt(directory: URL(fileURLWithPath: storeArguments[option + 1]))
+        }
+        watch.waiting(for: "server node 0 to answer")
         var nodes = [try await ServerProcess.start(storeArguments, options: serveOptions)]
+        watch.adopt(nodes[0].tool)
         let credentials: (app: String, admin: String)
         let token: String
         do {
+            watch.waiting(for: "the app's credentials and a user's token from node 0")
             credentials = try await nodes[0].credentials()
             token = try await nodes[0].issueToken(app: credentials.app, admin: credentials.admin, username: "team@example.com")
-            if backend.nodes > 1 { nodes.append(try await ServerProcess.start(storeArguments, options: serveOptions)) }
+            if backend.nodes > 1 {
+                watch.waiting(for: "server node 1 to answer")
+                nodes.append(try await ServerProcess.start(storeArguments, options: serveOptions))
+                watch.adopt(nodes[1].tool)
+            }
         } catch {
             for node in nodes { node.kill() }
             await removeData()
             throw error
         }
         let cluster = ConvergenceCluster(
-            backend: backend, storeArguments: storeArguments, removeData: removeData, nodes: nodes, app: credentials.app, token: token)
+            backend: backend, watch: watch, storeArguments: storeArguments, removeData: removeData, nodes: nodes, app: credentials.app,
+            token: token)
         for index in 0..<History.deviceCount {
             let store = temporaryStore()
+            watch.adopt(directory: store)
             let times = ManualEditTimes()
             let node = index % backend.nodes
             let polling = index == 4
@@ -79,6 +97,7 @@ final class ConvergenceCluster {
             await device.client.sync.start()
         }
         for index in [History.peers.0, History.peers.1] {
+            watch.waiting(for: "device \(index)'s peer key from the server")
             try await PeerSync(client: cluster.devices[index].client, bucket: bucket, transport: PipeTransport()).prepare()
         }
         return cluster
@@ -98,14 +117,17 @@ final class ConvergenceCluster {
 
     /// Closes every client, stops every server and removes every store.
     func stop() async {
-        for device in devices {
+        for (index, device) in devices.enumerated() {
+            watch.begin("closing device \(index)", within: RunWatch.endPhaseLimit)
             await device.client.close()
             removeStore(device.store)
         }
-        for node in nodes {
+        for (index, node) in nodes.enumerated() {
+            watch.begin("stopping server node \(index)", within: RunWatch.endPhaseLimit)
             node.kill()
             _ = await node.tool.exitStatus(within: .seconds(10))
         }
+        watch.begin("removing the servers' data", within: RunWatch.endPhaseLimit)
         await removeData()
     }
 
@@ -114,29 +136,36 @@ final class ConvergenceCluster {
     func setOnline(_ device: Int, _ online: Bool) async {
         guard devices[device].online != online else { return }
         devices[device].online = online
+        watch.waiting(for: "device \(device)'s sync to \(online ? "start" : "stop")")
         if online { await devices[device].client.sync.start() } else { await devices[device].client.sync.stop() }
     }
 
     /// Stops server node `node` (gracefully, or with SIGKILL), and starts it again on the same data and port.
     func restart(node: Int, kill: Bool) async throws {
         let old = nodes[node]
+        watch.waiting(for: "server node \(node) to exit (\(kill ? "SIGKILL" : "SIGTERM"))")
         if kill { old.kill() } else { old.tool.terminate() }
         if await old.tool.exitStatus(within: .seconds(20)) == nil {
             old.kill()
             _ = await old.tool.exitStatus(within: .seconds(10))
         }
+        watch.waiting(for: "server node \(node) to answer again on port \(old.port)")
         nodes[node] = try await ServerProcess.start(storeArguments, port: old.port, options: Self.serveOptions)
+        watch.adopt(nodes[node].tool)
     }
 
     /// Hands device `index`'s store to a `lockstep client … sync` process, SIGKILLs that after
     /// `milliseconds`, and opens the store here again.
     func killClientProcess(_ index: Int, after milliseconds: Int) async throws {
         let device = devices[index]
+        watch.waiting(for: "device \(index)'s client to close")
         await device.client.close()
         let process = try ToolProcess.launch(
             "lockstep", name: "client d\(index)",
             arguments: ["client", "--store", device.store.path, "--url", nodes[device.node].baseURL, "--app", app, "--token", token, "sync"])
+        watch.adopt(process)
         try await Task.sleep(for: .milliseconds(milliseconds))
+        watch.waiting(for: "device \(index)'s client process to exit (SIGKILL)")
         process.kill()
         _ = await process.exitStatus(within: .seconds(10))
         devices[index].client = try client(store: device.store, node: device.node, polling: device.polling, times: device.times)
@@ -150,18 +179,22 @@ final class ConvergenceCluster {
         let (a, b) = (devices[History.peers.0].client, devices[History.peers.1].client)
         let pipes = [PipeTransport(), PipeTransport()]
         let syncs = [PeerSync(client: a, bucket: Self.bucket, transport: pipes[0]), PeerSync(client: b, bucket: Self.bucket, transport: pipes[1])]
+        watch.waiting(for: "the peer syncs to start")
         for sync in syncs { try await sync.start() }
         pipes[0].link(to: pipes[1])
         do {
+            watch.waiting(for: "the peers to pass on everything (30 s)")
             try await eventually("the peers pass on everything", timeout: .seconds(30)) {
                 guard syncs[0].connectedPeers.contains(b.clientID), syncs[1].connectedPeers.contains(a.clientID) else { return false }
                 guard try await Self.passedOn(from: a.replica, to: b.replica) else { return false }
                 return try await Self.passedOn(from: b.replica, to: a.replica)
             }
         } catch {
+            watch.waiting(for: "the peer syncs to stop, after: \(error)")
             for sync in syncs { await sync.stop() }
             throw error
         }
+        watch.waiting(for: "the peer syncs to stop")
         for sync in syncs { await sync.stop() }
     }
 
@@ -184,8 +217,10 @@ final class ConvergenceCluster {
     /// `patience` is how long the devices and servers may take to agree once every device is idle.
     func settle(patience: Duration) async -> (devices: [[String: JSONObject]], servers: [[String: JSONObject]], feed: [String], problems: [String]) {
         var problems: [String] = []
+        watch.begin("bringing every device online", within: RunWatch.endPhaseLimit)
         for index in devices.indices { await setOnline(index, true) }
         for (index, device) in devices.enumerated() {
+            watch.begin("device \(index) becoming idle (90 s)", within: RunWatch.idleLimit)
             do {
                 try await device.client.sync.waitUntilIdle(timeout: .seconds(90))
             } catch {
@@ -193,6 +228,8 @@ final class ConvergenceCluster {
             }
         }
         var states: (devices: [[String: JSONObject]], servers: [[String: JSONObject]]) = ([], [])
+        // Each check reads every server over HTTP: one may begin just before the patience ends.
+        watch.begin("the devices and servers agreeing (\(patience.formatted()))", within: patience + .seconds(60))
         do {
             try await eventually("every device holds what every server node holds", timeout: patience) {
                 states = try await self.states()
@@ -210,6 +247,7 @@ final class ConvergenceCluster {
             }
         }
         var feed: [String] = []
+        watch.begin("reading the change feed of node 0", within: RunWatch.endPhaseLimit)
         do {
             feed = try await feedChangeIDs()
         } catch {

@@ -27,13 +27,24 @@ enum HistoryRunner {
     }
 
     /// Plays `history`; once every device is idle, waits up to `patience` for all to agree.
+    /// Throws ``RunStuck`` when a step, a part of the end or the whole run goes past its limit
+    /// (``RunWatch``): the report names the seed, the step and what it waited for.
     static func run(_ history: History, on backend: ConvergenceBackend, patience: Duration = .seconds(60)) async throws -> Outcome {
+        let watch = RunWatch(
+            "convergence \(backend) seed \(history.seed) (replay: LOCKSTEP_CONVERGENCE_SEED=\(history.seed) LOCKSTEP_CONVERGENCE_SEEDS=1)",
+            limit: RunWatch.seedLimit(steps: history.steps.count))
+        return try await watched(by: watch) { try await play(history, on: backend, patience: patience, watch: watch) }
+    }
+
+    private static func play(_ history: History, on backend: ConvergenceBackend, patience: Duration, watch: RunWatch) async throws -> Outcome {
         let started = ContinuousClock.now
-        let cluster = try await ConvergenceCluster.start(backend)
+        watch.begin("starting the cluster", within: RunWatch.startLimit)
+        let cluster = try await ConvergenceCluster.start(backend, watch: watch)
         var outcome = Outcome(problems: [])
         var oracle = ConvergenceOracle()
         do {
             for step in history.steps {
+                watch.begin("step \(step)", within: RunWatch.stepLimit)
                 if try await perform(step, on: cluster, oracle: &oracle, faults: &outcome.faults) { outcome.applied += 1 }
             }
             let end = await cluster.settle(patience: patience)
