@@ -61,19 +61,9 @@ final class UnansweringListener: Sendable {
     var requests: Int { state.withLock { $0.requests } }
 
     init(_ manner: Manner) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(descriptor, address, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, address, &length) == 0
-            }
-        }
-        guard descriptor >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        let (descriptor, port) = try LoopbackListener.open(backlog: 16)
         self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = Int(port)
         // Accepting and reading block: a thread of their own, not the cooperative pool's.
         Thread.detachNewThread { [self] in
             while true {

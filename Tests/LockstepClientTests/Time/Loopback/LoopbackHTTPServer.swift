@@ -20,25 +20,9 @@ final class LoopbackHTTPServer: Sendable {
 
     /// - Parameter respond: Given the request line (`GET /time?t1=5 HTTP/1.1`), the response.
     init(respond: @escaping @Sendable (String) -> Response) throws {
-        #if canImport(Glibc)
-        let stream = Int32(SOCK_STREAM.rawValue)
-        #else
-        let stream = SOCK_STREAM
-        #endif
-        let listener = socket(AF_INET, stream, 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(listener, address, length) == 0 && listen(listener, 8) == 0
-                    && getsockname(listener, address, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
+        let (listener, port) = try LoopbackListener.open(backlog: 8)
         self.listener = listener
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         Thread.detachNewThread {
             while true {
                 let connection = accept(listener, nil, nil)
