@@ -83,8 +83,7 @@ struct HistoryTests {
                 try StoreWriter.committed(try await writer.group([writer.change(
                     "doc", ["title": "one", "body": "b", "n": .integer(Int64(version))], editTime: Int64(version) * 1000)])[0])
             }
-            _ = try await store.pruneHistory(after: nil, limit: 100, policy: HistoryPolicy(keepSince: .max, keepLatest: 2, keepAtMost: 100))
-            #expect(try await store.objectData(writer.scope, key: "doc", version: 1) == nil)
+            try await Self.pruneAllButTheLatestTwoVersions(store, of: writer.scope)
 
             // Offline since version 1: changed the title (later than anyone), and n (earlier than the last write of n).
             let late = IncomingChange(
@@ -117,8 +116,7 @@ struct HistoryTests {
                 try StoreWriter.committed(try await writer.group([writer.change(
                     "doc", ["title": "one", "n": .integer(Int64(version))], editTime: Int64(version) * 1000 + 5000)])[0])
             }
-            _ = try await store.pruneHistory(after: nil, limit: 100, policy: HistoryPolicy(keepSince: .max, keepLatest: 2, keepAtMost: 100))
-            #expect(try await store.objectData(writer.scope, key: "doc", version: 1) == nil)
+            try await Self.pruneAllButTheLatestTwoVersions(store, of: writer.scope)
 
             // Offline since version 1: set the tag at 3 s, before its removal at 5 s.
             let before = IncomingChange(
@@ -152,7 +150,7 @@ struct HistoryTests {
             for version in 4...12 {
                 try StoreWriter.committed(try await writer.group([writer.change("doc", ["n": .integer(Int64(version))], editTime: 9000)])[0])
             }
-            _ = try await store.pruneHistory(after: nil, limit: 100, policy: HistoryPolicy(keepSince: .max, keepLatest: 2, keepAtMost: 100))
+            try await Self.pruneAllButTheLatestTwoVersions(store, of: writer.scope)
             #expect(try await store.object(writer.scope, key: "doc").map { Set($0.memberStamps.keys) } == ["b", "n"])
 
             let offline = IncomingChange(
@@ -161,5 +159,12 @@ struct HistoryTests {
             try StoreWriter.committed(try await writer.group([offline])[0])
             #expect(try await store.object(writer.scope, key: "doc")?.data == ["a": 2, "n": 12])
         }
+    }
+
+    /// Prunes every object's history down to its latest two versions, whatever their age, so
+    /// that `doc`'s first version is gone.
+    static func pruneAllButTheLatestTwoVersions(_ store: any SyncStore, of scope: BucketScope) async throws {
+        _ = try await store.pruneHistory(after: nil, limit: 100, policy: HistoryPolicy(keepSince: .max, keepLatest: 2, keepAtMost: 100))
+        #expect(try await store.objectData(scope, key: "doc", version: 1) == nil)
     }
 }
