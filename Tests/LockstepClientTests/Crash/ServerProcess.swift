@@ -58,23 +58,32 @@ enum CrashStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
 final class ServerProcess: Sendable {
     let port: Int
     let tool: ToolProcess
+    /// The processes of the start's earlier attempts, which lost their port: the first of them
+    /// created the default app on the data and printed its credentials, which the later ones,
+    /// finding the app there, do not print again.
+    private let lostAttempts: [ToolProcess]
 
-    private init(port: Int, tool: ToolProcess) {
+    private init(port: Int, tool: ToolProcess, lostAttempts: [ToolProcess] = []) {
         self.port = port
         self.tool = tool
+        self.lostAttempts = lostAttempts
     }
 
     /// Starts a server on `storeArguments` (and any `options` of `serve`), and waits until it answers.
-    static func start(_ storeArguments: [String], port: Int? = nil, options: [String] = []) async throws -> ServerProcess {
+    /// Without a `port`, each attempt listens on one that `freePort` finds.
+    static func start(
+        _ storeArguments: [String], port: Int? = nil, options: [String] = [], freePort: () throws -> Int = BenchProcesses.freePort
+    ) async throws -> ServerProcess {
         var attempts = 0
+        var lost: [ToolProcess] = []
         while true {
             attempts += 1
-            let chosen = try port ?? BenchProcesses.freePort()
+            let chosen = try port ?? freePort()
             let tool = try ToolProcess.launch(
                 "lockstep", name: "server",
                 arguments: ["serve", "--host", "127.0.0.1", "--port", String(chosen), "--log-level", "error", "--messages-per-second", "0",
                     "--changes-per-second", "0", "--http-requests-per-second", "0"] + options + storeArguments)
-            let server = ServerProcess(port: chosen, tool: tool)
+            let server = ServerProcess(port: chosen, tool: tool, lostAttempts: lost)
             // Its own line as well as an answer on the port: a port free when chosen may be
             // taken by another test's server before this one binds it, and that one answers
             // /health too (a CI run's simperium3 then signed up on the wrong server: 404, no
@@ -90,6 +99,7 @@ final class ServerProcess: Sendable {
                 tool.kill()
                 throw CrashTestError.didNotStart(tool.transcript)
             }
+            lost.append(tool)
         }
     }
 
@@ -99,10 +109,11 @@ final class ServerProcess: Sendable {
 
     /// The default app's id and admin token, from what a fresh server prints.
     func credentials() async throws -> (app: String, admin: String) {
-        guard let app = await tool.next(startingWith: "  app id:", within: .seconds(10)),
-            let admin = await tool.next(startingWith: "  admin token:", within: .seconds(10)),
+        let printed = lostAttempts.first { !$0.lines(startingWith: "  app id:").isEmpty } ?? tool
+        guard let app = await printed.next(startingWith: "  app id:", within: .seconds(10)),
+            let admin = await printed.next(startingWith: "  admin token:", within: .seconds(10)),
             let appID = app.split(separator: " ").last, let adminToken = admin.split(separator: " ").last
-        else { throw CrashTestError.noCredentials(tool.transcript) }
+        else { throw CrashTestError.noCredentials((lostAttempts + [tool]).map(\.transcript).joined(separator: "\n")) }
         return (String(appID), String(adminToken))
     }
 
