@@ -1,0 +1,18 @@
+import ArgumentParser
+import Testing
+@testable import lockstep
+
+/// `lockstep serve`'s limits, as its command line gives them.
+@Suite("Limit options")
+struct LimitOptionsTests {
+    @Test func theRemovedMemberStampsKeptAreAnOptionWithADefault() throws {
+        #expect(try LimitOptions.parse([]).resolved().removedMemberStampsPerObject == 1000)
+        #expect(try LimitOptions.parse(["--removed-member-stamps", "5"]).resolved().removedMemberStampsPerObject == 5)
+        #expect(try LimitOptions.parse(["--removed-member-stamps", "0"]).resolved().removedMemberStampsPerObject == 0)
+    }
+
+    @Test func fewerThanNoRemovedMemberStampsIsRefusedSayingWhy() throws {
+        let error = #expect(throws: ValidationError.self) { try LimitOptions.parse(["--removed-member-stamps=-1"]).resolved() }
+        #expect(error?.message.contains("removed member stamps") == true)
+    }
+}
