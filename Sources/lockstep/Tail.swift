@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import LockstepClient
 import LockstepCore
 import LockstepServer
 import Logging
@@ -28,6 +29,9 @@ struct Tail: AsyncParsableCommand {
     @Option(help: "Resume after this change version instead of listing the objects.")
     var cv: String?
 
+    @Option(name: .customLong("connect-timeout"), help: "Seconds to wait for the server to accept the socket (default 30).")
+    var connectTimeout: Double = 30
+
     @Argument(help: "The bucket to follow.")
     var bucket: String
 
@@ -48,10 +52,12 @@ struct Tail: AsyncParsableCommand {
             "name": .string(bucket), "token": .string(token), "clientid": .string("lockstep-tail-\(Secrets.randomHex(byteCount: 4))"),
             "api": "1.1", "library": "lockstep-tail", "cmd": .string(cv.map { "cv:\($0)" } ?? BucketFollower.firstIndexPage),
         ]
-        let close = try await WebSocketClient.connect(
+        // A server (or proxy) that never answers the upgrade ends the command instead of
+        // holding it for good.
+        let close = try await connectWebSocket(
             url: socket, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 24, autoPing: .enabled(timePeriod: .seconds(20))),
-            logger: logger
-        ) { inbound, outbound, _ in
+            logger: logger, upgradeLimit: .seconds(connectTimeout)
+        ) { inbound, outbound in
             try await outbound.write(.text("0:init:\(initialization)"))
             for try await message in inbound.messages(maxSize: 1 << 28) {
                 guard case .text(let text) = message else { continue }

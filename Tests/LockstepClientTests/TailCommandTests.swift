@@ -24,4 +24,19 @@ struct TailCommandTests {
         }
         await server.stop()
     }
+
+    /// A server (or proxy) that closes the connection after the upgrade request, or says
+    /// nothing, ends the command with a reason instead of holding it for good.
+    @Test(arguments: [UnansweringListener.Manner.close, .silence])
+    func givesUpOnAServerThatNeverAnswersTheUpgrade(_ manner: UnansweringListener.Manner) async throws {
+        let listener = try UnansweringListener(manner)
+        defer { listener.stop() }
+        let tail = try ToolProcess.launch(
+            "lockstep", name: "tail",
+            arguments: ["tail", "--url", "http://127.0.0.1:\(listener.port)", "--app", "app", "--token", "token", "--connect-timeout", "1", "note"])
+        defer { tail.kill() }
+        let status = await tail.exitStatus(within: .seconds(30))
+        #expect(status != nil && status != 0, "\(tail.transcript)")
+        #expect(tail.transcript.contains("did not answer the socket's upgrade within"), "\(tail.transcript)")
+    }
 }

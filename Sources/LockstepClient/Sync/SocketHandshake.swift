@@ -1,7 +1,7 @@
 import Foundation
-import Logging
+package import Logging
 import Synchronization
-import WSClient
+package import WSClient
 
 /// Opens a WebSocket and runs `handler` on it, like `WebSocketClient.connect`, but gives up on
 /// a server that has not answered the upgrade request within `limit`, and on cancellation
@@ -17,19 +17,22 @@ import WSClient
 /// abandoned: its task and its socket, which the server has closed, stay until the process
 /// ends. That costs one descriptor each time a server closes a connection mid-upgrade. An
 /// abandoned upgrade that does complete later closes its socket at once.
-func connectWebSocket(
+///
+/// Returns the server's close frame, if it sent one.
+@discardableResult
+package func connectWebSocket(
     url: String, configuration: WebSocketClientConfiguration, logger: Logger, upgradeLimit limit: Duration,
     handler: @escaping @Sendable (WebSocketInboundStream, WebSocketOutboundWriter) async throws -> Void
-) async throws {
+) async throws -> WebSocketCloseFrame? {
     let race = UpgradeRace()
     let connection = Task {
         do {
-            try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+            let close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
                 // Too late: the caller has gone on without this socket.
                 guard race.open() else { return }
                 try await handler(inbound, outbound)
             }
-            race.end(.success(()))
+            race.end(.success(close))
         } catch {
             race.end(.failure(error))
         }
@@ -39,7 +42,7 @@ func connectWebSocket(
         race.abandon(because: UpgradeTimeout(limit: limit))
     }
     defer { timer.cancel() }
-    try await withTaskCancellationHandler {
+    return try await withTaskCancellationHandler {
         try await race.outcome()
     } onCancel: {
         // An open socket ends with its task; an upgrade does not hear the cancellation.
@@ -65,8 +68,8 @@ private final class UpgradeRace: Sendable {
 
     private struct State {
         var phase = Phase.upgrading
-        var result: Result<Void, any Error>?
-        var waiter: CheckedContinuation<Void, any Error>?
+        var result: Result<WebSocketCloseFrame?, any Error>?
+        var waiter: CheckedContinuation<WebSocketCloseFrame?, any Error>?
     }
 
     private let state = Mutex(State())
@@ -90,12 +93,12 @@ private final class UpgradeRace: Sendable {
     }
 
     /// The connection ended, with `result`: the outcome, unless it was abandoned.
-    func end(_ result: Result<Void, any Error>) {
+    func end(_ result: Result<WebSocketCloseFrame?, any Error>) {
         settle { state in state.phase == .abandoned ? nil : result }
     }
 
-    func outcome() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    func outcome() async throws -> WebSocketCloseFrame? {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketCloseFrame?, any Error>) in
             let result = state.withLock { state in
                 if state.result == nil { state.waiter = continuation }
                 return state.result
@@ -105,8 +108,8 @@ private final class UpgradeRace: Sendable {
     }
 
     /// Records the result `decide` gives (if any, and if none came first), and hands it to the waiter.
-    private func settle(_ decide: (inout State) -> Result<Void, any Error>?) {
-        let (waiter, result) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, Result<Void, any Error>?) in
+    private func settle(_ decide: (inout State) -> Result<WebSocketCloseFrame?, any Error>?) {
+        let (waiter, result) = state.withLock { state -> (CheckedContinuation<WebSocketCloseFrame?, any Error>?, Result<WebSocketCloseFrame?, any Error>?) in
             guard state.result == nil, let result = decide(&state) else { return (nil, nil) }
             state.result = result
             defer { state.waiter = nil }
