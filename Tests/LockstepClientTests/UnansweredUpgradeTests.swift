@@ -2,6 +2,7 @@ import Foundation
 @testable import LockstepClient
 import LockstepCore
 import Synchronization
+@testable import lockstep
 import Testing
 
 /// A socket whose upgrade request the server never answers: closed after the request (as a
@@ -61,7 +62,7 @@ final class UnansweringListener: Sendable {
     var requests: Int { state.withLock { $0.requests } }
 
     init(_ manner: Manner) throws {
-        let (descriptor, port) = try LoopbackListener.open(backlog: 16)
+        let (descriptor, port) = try BenchProcesses.loopbackSocket(listeningWith: 16)
         self.descriptor = descriptor
         self.port = Int(port)
         // Accepting and reading block: a thread of their own, not the cooperative pool's.

@@ -45,8 +45,6 @@ final class SocketOutbox: Sendable {
         var queue: [Message] = []
         /// Bytes queued, or written and not yet taken by the kernel.
         var bytes = 0
-        /// Bytes of the messages in ``queue``.
-        var undrainedBytes = 0
         var peakBytes = 0
         var isClosed = false
         /// Whether a turn of the event loop will take what is queued.
@@ -109,7 +107,6 @@ final class SocketOutbox: Sendable {
             }
             state.queue.append(message)
             state.bytes += size
-            state.undrainedBytes += size
             state.peakBytes = max(state.peakBytes, state.bytes)
             defer { state.isDrainScheduled = true }
             return .queued(schedulesDrain: !state.isDrainScheduled)
@@ -173,18 +170,16 @@ final class SocketOutbox: Sendable {
     /// announcements, and flushes once. Only the last write carries a promise: the kernel
     /// takes a socket's writes in order, so when it has the last it has them all.
     func drain() {
-        let taken: (batch: [Message], bytes: Int)? = state.withLock { state in
+        let batch: [Message]? = state.withLock { state in
             state.isDrainScheduled = false
             guard !state.isClosed, !state.queue.isEmpty else { return nil }
             if state.drainsInFlight == 0 { state.lastProgress = .now }
             state.drainsInFlight += 1
-            defer {
-                state.queue = []
-                state.undrainedBytes = 0
-            }
-            return (state.queue, state.undrainedBytes)
+            defer { state.queue = [] }
+            return state.queue
         }
-        guard let (batch, bytes) = taken else { return }
+        guard let batch else { return }
+        let bytes = batch.reduce(0) { $0 + $1.byteCount }
         let promise = channel.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { self.taken(bytes, $0) }
         // Each frame is written once the next is known, so that the last one carries the promise.

@@ -89,19 +89,32 @@ enum BenchProcesses {
 
     /// A port nothing listens on now.
     static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { Glibc.close(socket) }
+        guard let (socket, port) = try? loopbackSocket(listeningWith: nil) else { throw ValidationError("no free port on 127.0.0.1") }
+        Glibc.close(socket)
+        return Int(port)
+    }
+
+    /// A TCP socket bound to 127.0.0.1 on a port the system picks, and that port; listening,
+    /// with `backlog`, unless it is `nil`. The caller closes it.
+    static func loopbackSocket(listeningWith backlog: Int32?) throws -> (descriptor: Int32, port: UInt16) {
+        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                Glibc.bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+                Glibc.bind(descriptor, address, length) == 0 && (backlog.map { Glibc.listen(descriptor, $0) == 0 } ?? true)
+                    && getsockname(descriptor, address, &length) == 0
             }
         }
-        guard bound else { throw ValidationError("no free port on 127.0.0.1") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL)
+            Glibc.close(descriptor)
+            throw error
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 
     private struct JSONItem {

@@ -13,7 +13,7 @@ struct ServerProcessTests {
     /// port; the next, on the same data, finds the app and prints none. The credentials are
     /// still read (a CI run's convergence checker failed with `noCredentials` so).
     @Test func credentialsPrintedByAnAttemptThatLostItsPortAreStillRead() async throws {
-        let (taken, takenPort) = try LoopbackListener.open(backlog: 1)
+        let (taken, takenPort) = try BenchProcesses.loopbackSocket(listeningWith: 1)
         defer { close(taken) }
         let (arguments, remove) = try CrashStore.sqlite.place()
         defer { Task { await remove() } }

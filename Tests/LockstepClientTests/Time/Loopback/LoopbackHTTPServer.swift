@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+@testable import lockstep
 
 /// A minimal HTTP/1.1 server on 127.0.0.1, for exercising the HTTP transports end to end
 /// without the Lockstep server: it answers each request (GET or HEAD, no body) with what
@@ -20,7 +21,7 @@ final class LoopbackHTTPServer: Sendable {
 
     /// - Parameter respond: Given the request line (`GET /time?t1=5 HTTP/1.1`), the response.
     init(respond: @escaping @Sendable (String) -> Response) throws {
-        let (listener, port) = try LoopbackListener.open(backlog: 8)
+        let (listener, port) = try BenchProcesses.loopbackSocket(listeningWith: 8)
         self.listener = listener
         self.port = port
         Thread.detachNewThread {
