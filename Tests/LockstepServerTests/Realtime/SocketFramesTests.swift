@@ -40,7 +40,7 @@ struct SocketFramesTests {
         defer { Task { await server.stop() } }
         socket.send(bytes: Self.frame(.close, bytes: [0x03, 0xE8]))  // 1000
         let reply = try await Self.frames(from: socket) { _ in false }
-        #expect(reply.closed)
+        #expect(reply.closed, "the last bytes came \(reply.after) after the close was sent, and the socket stayed open")
         #expect(reply.frames.first { $0.opcode == .close }?.payload == [0x03, 0xE8])
     }
 
@@ -49,7 +49,7 @@ struct SocketFramesTests {
         defer { Task { await server.stop() } }
         socket.send(bytes: Self.frame(.continuation, "h:1"))
         let reply = try await Self.frames(from: socket) { _ in false }
-        #expect(reply.closed)
+        #expect(reply.closed, "the last bytes came \(reply.after) after the frame was sent, and the socket stayed open")
         #expect(reply.frames.first { $0.opcode == .close }?.payload == [0x03, 0xEA])  // 1002
         #expect(!reply.frames.contains { $0.opcode == .text }, "the message was not acted on")
     }
@@ -134,12 +134,13 @@ struct SocketFramesTests {
             + bytes.enumerated().map { $1 ^ mask[$0 % 4] }
     }
 
-    /// The server's frames until `isEnough` says so of them, or the socket closes (10 s at most).
+    /// The server's frames until `isEnough` says so of them, or the socket closes (10 s at most);
+    /// `after` is when the last bytes (or the close) came.
     static func frames(from socket: RawConnection, until isEnough: @escaping @Sendable ([Frame]) -> Bool) async throws
-        -> (frames: [Frame], closed: Bool)
+        -> (frames: [Frame], closed: Bool, after: Duration)
     {
-        let (bytes, closed, _) = try await socket.receiveBytes(within: .seconds(10)) { isEnough(parse($0)) }
-        return (parse(bytes), closed)
+        let (bytes, closed, after) = try await socket.receiveBytes(within: .seconds(10)) { isEnough(parse($0)) }
+        return (parse(bytes), closed, after)
     }
 
     /// Whole unmasked frames, as a server sends them.

@@ -82,7 +82,7 @@ final class RawConnection: Sendable {
     }
 
     /// The bytes the server sends until `isEnough` says so of all received, it closes the
-    /// connection, or `limit` passes.
+    /// connection, or `limit` passes. `after` is when the last of them arrived (or the close).
     func receiveBytes(within limit: Duration, until isEnough: @escaping @Sendable ([UInt8]) -> Bool) async throws
         -> (bytes: [UInt8], closed: Bool, after: Duration)
     {
@@ -90,17 +90,23 @@ final class RawConnection: Sendable {
         return try await onOwnThread {
             let started = ContinuousClock.now
             var received: [UInt8] = []
+            var lastArrival = Duration.zero
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let left = limit - (ContinuousClock.now - started)
-                guard left > .zero else { return (received, false, ContinuousClock.now - started) }
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                let milliseconds = Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-                guard poll(&poller, 1, milliseconds) > 0 else { continue }
+                // At the deadline, one look without waiting: what is already here still counts.
+                let milliseconds = left > .zero
+                    ? Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)) : 0
+                guard poll(&poller, 1, milliseconds) > 0 else {
+                    if left > .zero { continue }
+                    return (received, false, lastArrival)
+                }
                 let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                if count <= 0 { return (received, true, ContinuousClock.now - started) }
+                lastArrival = ContinuousClock.now - started
+                if count <= 0 { return (received, true, lastArrival) }
                 received += buffer[0..<count]
-                if isEnough(received) { return (received, false, ContinuousClock.now - started) }
+                if isEnough(received) { return (received, false, lastArrival) }
             }
         }
     }
