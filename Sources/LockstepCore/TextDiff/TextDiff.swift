@@ -102,4 +102,14 @@ extension [TextEdit] {
         }
         return targetEnd + (sourceIndex - sourceEnd)
     }
+
+    /// Whether the source scalar at `sourceIndex` is kept (part of an `equal` edit), not deleted.
+    func keeps(sourceIndex: Int) -> Bool {
+        var sourceEnd = 0
+        for edit in self where edit.operation != .insert {
+            sourceEnd += edit.scalars.count
+            if sourceEnd > sourceIndex { return edit.operation == .equal }
+        }
+        return false
+    }
 }

@@ -144,8 +144,14 @@ extension TextPatch {
     }
 
     /// Whether every run of text the hunk deletes is found, unchanged, where the alignment
-    /// of its source against the matched text puts it.
+    /// of its source against the matched text puts it, between the neighbours it had.
+    ///
+    /// The neighbours count where text repeats: "éé" edited to "é" and merged again into "é"
+    /// finds its deleted "é" intact, in the "é" that the first merge left, but only by aligning
+    /// the hunk's other "é" with nothing. Its neighbour gone, the deletion has lost its place:
+    /// a conflict, not a second deletion.
     private func deletionsAreIntact(in text: [UInt32], at start: Int, alignment: [TextEdit]) -> Bool {
+        let sourceCount = edits.sourceScalars.count
         var sourceIndex = 0
         for edit in edits where edit.operation != .insert {
             let length = edit.scalars.count
@@ -153,6 +159,8 @@ extension TextPatch {
                 let from = start + alignment.targetIndex(forSourceIndex: sourceIndex)
                 let to = start + alignment.targetIndex(forSourceIndex: sourceIndex + length)
                 guard text[from..<to].elementsEqual(edit.scalars) else { return false }
+                if sourceIndex > 0 && !alignment.keeps(sourceIndex: sourceIndex - 1) { return false }
+                if sourceIndex + length < sourceCount && !alignment.keeps(sourceIndex: sourceIndex + length) { return false }
             }
             sourceIndex += length
         }
