@@ -138,7 +138,7 @@ extension SQLiteStore {
 
     static func bucketVersion(_ db: Database, _ scope: BucketScope) throws -> ChangeVersion? {
         try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT epoch, last_sequence FROM buckets WHERE app_id = ? AND owner = ? AND name = ?"),
+            db.cachedStatement(sql: bucketPositionSQL),
             arguments: [scope.appID, scope.ownerKey, scope.bucket]
         ).map { row in ChangeVersion(epoch: UInt32(truncatingIfNeeded: row[0] as Int64), sequence: row[1]) }
     }

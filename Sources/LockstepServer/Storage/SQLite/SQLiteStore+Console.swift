@@ -27,7 +27,7 @@ extension SQLiteStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT b.owner, b.name, b.last_sequence,
+                    SELECT b.owner, b.name, \(Self.lastSequenceSQL(ofBucket: "b")) AS last_sequence,
                         (SELECT count(*) FROM objects o WHERE o.app_id = b.app_id AND o.owner = b.owner AND o.bucket = b.name AND NOT o.deleted)
                             AS objects
                     FROM buckets b WHERE b.app_id = ? ORDER BY b.name, b.owner
@@ -67,7 +67,7 @@ extension SQLiteStore {
     public func consoleSummary(appID: String) async throws -> ConsoleStoreSummary {
         try await pool.read { [nodeID] db in
             let users = try Int.fetchOne(db, sql: "SELECT count(*) FROM users WHERE app_id = ?", arguments: [appID]) ?? 0
-            let changes = try Int64.fetchOne(db, sql: "SELECT last_sequence FROM apps WHERE id = ?", arguments: [appID]) ?? 0
+            let changes = try Self.storedAppSequence(db, appID) ?? 0
             // One process holds an SQLite file (DataDirectoryLock), so this node is every node.
             return ConsoleStoreSummary(kind: "SQLite", nodes: [nodeID], users: users, changes: changes)
         }

@@ -143,6 +143,7 @@ extension SQLiteStore {
             for table in ["space_members", "space_invitations"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE app_id = ? AND space_id = ?", arguments: [appID, spaceID])
             }
+            try keepAppSequence(db, appID)
             for table in ["buckets", "objects", "snapshots", "changes", "presence_claims"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE app_id = ? AND owner = ?", arguments: [appID, owner])
             }

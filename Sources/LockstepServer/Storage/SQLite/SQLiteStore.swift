@@ -13,6 +13,8 @@ public final class SQLiteStore: SyncStore {
 
     /// Token lookups waiting to be read together.
     let tokenLookups: TokenLookups
+    /// The apps' positions in their commit order, as the writer advanced them.
+    let appSequences = AppSequences()
 
     /// The database file.
     public var path: String { pool.path }
