@@ -30,6 +30,11 @@ final class PoolStallProbe: Sendable {
         task.withLock { $0 = probe }
     }
 
+    /// How long, in all, the pool ran nothing so far; the probe goes on.
+    var stalledSoFar: Duration {
+        stalled.withLock { $0 }
+    }
+
     /// How long, in all, the pool ran nothing so far, in nanoseconds; stops the probe.
     func stop() -> Int64 {
         task.withLock { $0?.cancel() }

@@ -62,10 +62,13 @@ final class RawConnection: Sendable {
         return true
     }
 
-    /// Everything the server sends until it closes the connection, or until `limit` passes;
+    /// Everything the server sends until it closes the connection, or until `limit` passes
+    /// (and as long again as `stalls` finds the test process's pool stalled meanwhile);
     /// `closed` says which, and `after` how long it took.
-    func receiveUntilClosed(within limit: Duration) async throws -> (text: String, closed: Bool, after: Duration) {
-        try await receive(within: limit) { _ in false }
+    func receiveUntilClosed(within limit: Duration, allowingFor stalls: PoolStallProbe? = nil) async throws
+        -> (text: String, closed: Bool, after: Duration)
+    {
+        try await receive(within: limit, allowingFor: stalls) { _ in false }
     }
 
     /// What the server sends until the text received so far contains `marker`, it closes the
@@ -74,18 +77,22 @@ final class RawConnection: Sendable {
         try await receive(within: limit) { $0.contains(marker) }
     }
 
-    private func receive(within limit: Duration, until isEnough: @escaping @Sendable (String) -> Bool) async throws
-        -> (text: String, closed: Bool, after: Duration)
-    {
-        let (bytes, closed, after) = try await receiveBytes(within: limit) { isEnough(String(decoding: $0, as: UTF8.self)) }
+    private func receive(
+        within limit: Duration, allowingFor stalls: PoolStallProbe? = nil, until isEnough: @escaping @Sendable (String) -> Bool
+    ) async throws -> (text: String, closed: Bool, after: Duration) {
+        let (bytes, closed, after) = try await receiveBytes(within: limit, allowingFor: stalls) {
+            isEnough(String(decoding: $0, as: UTF8.self))
+        }
         return (String(decoding: bytes, as: UTF8.self), closed, after)
     }
 
     /// The bytes the server sends until `isEnough` says so of all received, it closes the
-    /// connection, or `limit` passes. `after` is when the last of them arrived (or the close).
-    func receiveBytes(within limit: Duration, until isEnough: @escaping @Sendable ([UInt8]) -> Bool) async throws
-        -> (bytes: [UInt8], closed: Bool, after: Duration)
-    {
+    /// connection, or `limit` passes, extended by the time `stalls` finds the test process's
+    /// pool stalled meanwhile (the in-process server could not run then either). `after` is
+    /// when the last of them arrived (or the close).
+    func receiveBytes(
+        within limit: Duration, allowingFor stalls: PoolStallProbe? = nil, until isEnough: @escaping @Sendable ([UInt8]) -> Bool
+    ) async throws -> (bytes: [UInt8], closed: Bool, after: Duration) {
         let descriptor = descriptor
         return try await onOwnThread {
             let started = ContinuousClock.now
@@ -93,7 +100,7 @@ final class RawConnection: Sendable {
             var lastArrival = Duration.zero
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let left = limit - (ContinuousClock.now - started)
+                let left = limit + (stalls?.stalledSoFar ?? .zero) - (ContinuousClock.now - started)
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 // At the deadline, one look without waiting: what is already here still counts.
                 let milliseconds = left > .zero
