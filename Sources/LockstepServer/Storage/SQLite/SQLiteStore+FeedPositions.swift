@@ -19,11 +19,9 @@ import Synchronization
 /// deleting a space (the one thing that deletes an app's latest changes) keeps there, so that
 /// no position is ever handed out twice.
 extension SQLiteStore {
-    /// `epoch, last sequence` of the bucket `?1, ?2, ?3` (app, owner, name).
-    static let bucketPositionSQL = """
-        SELECT epoch, max(last_sequence, IFNULL((SELECT MAX(sequence) FROM changes WHERE app_id = ?1 AND owner = ?2 AND bucket = ?3), 0))
-        FROM buckets WHERE app_id = ?1 AND owner = ?2 AND name = ?3
-        """
+    /// `epoch, last sequence` of the bucket `?, ?, ?` (app, owner, name).
+    static let bucketPositionSQL =
+        "SELECT b.epoch, \(lastSequenceSQL(ofBucket: "b")) FROM buckets b WHERE b.app_id = ? AND b.owner = ? AND b.name = ?"
 
     /// The last sequence of bucket `alias` (a row of `buckets`), as a column of a query over buckets.
     static func lastSequenceSQL(ofBucket alias: String) -> String {
