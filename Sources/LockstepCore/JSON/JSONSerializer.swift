@@ -24,6 +24,16 @@ public struct JSONSerializer: Sendable {
         String(decoding: bytes(value), as: UTF8.self)
     }
 
+    /// Appends `value` to `output`: for a writer that lays out the rest of a document itself.
+    public func append(_ value: JSONValue, to output: inout [UInt8]) {
+        write(value, into: &output, indent: 0)
+    }
+
+    /// Appends `text` as a JSON string, quoted and escaped as ``bytes(_:)`` writes strings.
+    public static func appendString(_ text: String, to output: inout [UInt8]) {
+        writeString(text, into: &output)
+    }
+
     private func write(_ value: JSONValue, into output: inout [UInt8], indent: Int) {
         switch value {
         case .null: output.append(contentsOf: "null".utf8)

@@ -1,50 +1,6 @@
-public import LockstepCore
+import LockstepCore
 import OrderedCollections
 import Synchronization
-
-/// One accepted change, ready to announce.
-public struct ChangeEvent: Sendable {
-    public var scope: BucketScope
-    public var change: ChangeRecord
-    /// The bucket's change version after this change.
-    public var version: ChangeVersion
-
-    public init(scope: BucketScope, change: ChangeRecord, version: ChangeVersion) {
-        self.scope = scope
-        self.change = change
-        self.version = version
-    }
-
-    /// The change as the streaming protocol and `GET /changes` send it:
-    /// `{"clientid","id","o","v","sv","ev","cv","ccids"}`, with no `sv` for a creation, plus
-    /// Lockstep's `t` (the edit time) when the client sent one: Lockstep clients rebase their
-    /// pending edits over the change by the same merge rules the server applies.
-    public var wireJSON: JSONValue {
-        var fields: JSONObject = [
-            "clientid": .string(change.clientID), "id": .string(change.key), "o": .string(change.operation.rawValue),
-            "ev": .integer(Int64(change.endVersion)), "cv": .string(version.description), "ccids": [.string(change.changeID)],
-        ]
-        if let diff = change.diff { fields["v"] = diff.json }
-        if let sourceVersion = change.sourceVersion { fields["sv"] = .integer(Int64(sourceVersion)) }
-        if let editTime = change.editTime { fields["t"] = .integer(editTime) }
-        return .object(fields)
-    }
-
-    /// ``wireJSON`` plus the extensions a client asks for (`"lockstep":1` in `init`,
-    /// `?lockstep=1` over HTTP), which unmodified Simperium clients never see:
-    /// `"fallback":"member-merge"` when the change's base version was no longer retained and it
-    /// was merged member by member (see ``ChangePlanner``).
-    public var extendedWireJSON: JSONValue {
-        guard change.mergedWithoutBase, case .object(var fields) = wireJSON else { return wireJSON }
-        fields["fallback"] = "member-merge"
-        return .object(fields)
-    }
-
-    /// The change as a channel sends it: with Lockstep's extensions when the client asked for them.
-    public func wireJSON(extensions: Bool) -> JSONValue {
-        extensions ? extendedWireJSON : wireJSON
-    }
-}
 
 /// Announces accepted changes to everyone listening to a bucket: streaming connections,
 /// long-polling HTTP requests, and (on PostgreSQL) the other server nodes.

@@ -30,7 +30,7 @@ final class ChangeEncodingCache: Sendable {
             scope = event.scope
             version = event.version
             self.extensions = extensions
-            change = event.wireJSON(extensions: extensions).jsonBytes
+            change = event.wireJSONBytes(extensions: extensions)
         }
 
         func describes(_ event: ChangeEvent, extensions: Bool) -> Bool {
@@ -52,7 +52,7 @@ final class ChangeEncodingCache: Sendable {
     init() {}
 
     /// The change announced on `channel`: `N:c:[change]`, the change as
-    /// ``ChangeEvent/wireJSON(extensions:)`` encodes it.
+    /// ``ChangeEvent/wireJSONBytes(extensions:)`` encodes it.
     func announcement(of event: ChangeEvent, channel: Int, extensions: Bool) -> Announcement {
         last.withLock { last in
             // Taken out and put back, so that adding a channel's frame does not copy the others.

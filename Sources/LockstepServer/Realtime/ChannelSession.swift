@@ -222,7 +222,7 @@ final class ChannelSession: Sendable {
 
             let encoded = records.map { record in
                 ChangeEvent(scope: scope, change: record, version: ChangeVersion(epoch: cursor.epoch, sequence: record.sequence))
-                    .wireJSON(extensions: extensions).jsonBytes
+                    .wireJSONBytes(extensions: extensions)
             }
             let sent = delivery.withLock { delivery -> Bool in
                 // A newer `cv:` request moved the cursor while the feed was read: start over from it.
