@@ -167,11 +167,11 @@ extension SQLiteStore {
         ).map(object)
     }
 
+    /// Every commit looks its changes' ids up: the query's text is made once, not at each lookup.
+    private static let changeByIDSQL = "SELECT \(changeColumns) FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id = ?"
+
     static func change(_ db: Database, _ scope: BucketScope, changeID: String) throws -> ChangeRecord? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT \(changeColumns) FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id = ?"),
-            arguments: [scope.appID, scope.ownerKey, scope.bucket, changeID]
-        ).map(change)
+        try Row.fetchOne(db.cachedStatement(sql: changeByIDSQL), arguments: [scope.appID, scope.ownerKey, scope.bucket, changeID]).map(change)
     }
 
     /// The columns ``change(_:)`` reads, in its order: rows are read by position, since a
