@@ -46,7 +46,16 @@ public final class PresenceService: Service {
     init(environment: PresenceEnvironment, connections: ConnectionRegistry) {
         self.services = environment
         (events, input) = AsyncStream.makeStream(of: ConnectionRegistry.Event.self)
-        connections.observe { [input] event in input.yield(event) }
+        connections.observe { [input] event in
+            // Only a creation can make a claim: the service's task is not woken for the rest.
+            if case .changeAccepted(_, let change, _) = event, !Self.mayClaim(change) { return }
+            input.yield(event)
+        }
+    }
+
+    /// Whether an accepted change creates an object, the one kind of change that claims it.
+    private static func mayClaim(_ change: ChangeEvent) -> Bool {
+        change.change.operation == .modify && change.change.sourceVersion == nil
     }
 
     /// Removes the orphans of earlier runs, then follows connections until the server stops.
@@ -98,7 +107,7 @@ public final class PresenceService: Service {
                 services.logger.error("presence: recording that user \(userID) is connected failed: \(error)")
             }
         case .changeAccepted(let connection, let change, let userID):
-            guard change.change.operation == .modify, change.change.sourceVersion == nil else { return }
+            guard Self.mayClaim(change) else { return }
             let presence: BucketOptions.Presence?
             do {
                 presence = try await services.options(change.scope.appID, change.scope.bucket).presence
