@@ -127,13 +127,15 @@ struct TransformTests {
         }
     }
 
-    /// The text with both paragraph-level edits applied.
+    /// The text with both paragraph-level edits applied. Paragraphs are compared by their
+    /// scalars, as the diff sees them: an edit from "e\u{301}" to "é" changes nothing to
+    /// `String`'s `==`, which compares canonical equivalents equal, but is an edit all the same.
     static func combine(base: String, _ a: String, _ b: String) -> String {
         let original = base.components(separatedBy: "\n\n")
         let first = a.components(separatedBy: "\n\n")
         let second = b.components(separatedBy: "\n\n")
         return original.indices.map { index in
-            first[index] != original[index] ? first[index] : second[index]
+            first[index].unicodeScalars.elementsEqual(original[index].unicodeScalars) ? second[index] : first[index]
         }.joined(separator: "\n\n")
     }
 }
