@@ -32,14 +32,13 @@ extension SQLiteStore {
             guard let current = try Self.bucketVersion(db, scope), current.epoch == cursor.epoch,
                 cursor.sequence <= current.sequence, cursor.sequence >= (try Self.prunedThrough(db, scope))
             else { return nil }
-            return try Row.fetchAll(
+            return try DirectStatement(
                 db.cachedStatement(
                 sql: """
                     SELECT \(Self.changeColumns) FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND sequence > ?
                     ORDER BY sequence LIMIT ?
-                    """),
-                arguments: [scope.appID, scope.ownerKey, scope.bucket, cursor.sequence, limit]
-            ).map(Self.change)
+                    """)
+            ).rows(scope.sqliteArguments + [SQLiteArgument(cursor.sequence), SQLiteArgument(limit)], Self.change)
         }
     }
 
@@ -110,37 +109,34 @@ extension SQLiteStore {
 
     public func appFeed(appID: String, bucket: String, after cursor: Int64, limit: Int) async throws -> [AppFeedEntry] {
         try await pool.read { db in
-            try Row.fetchAll(
+            try DirectStatement(
                 db.cachedStatement(
                 sql: """
                     SELECT \(Self.changeColumns), owner, app_sequence FROM changes WHERE app_id = ? AND bucket = ? AND app_sequence > ?
                     ORDER BY app_sequence LIMIT ?
-                    """),
-                arguments: [appID, bucket, cursor, limit]
-            ).map(Self.appFeedEntry)
+                    """)
+            ).rows([SQLiteArgument(appID), SQLiteArgument(bucket), SQLiteArgument(cursor), SQLiteArgument(limit)], Self.appFeedEntry)
         }
     }
 
     public func newestAppFeed(appID: String, bucket: String, limit: Int) async throws -> [AppFeedEntry] {
         try await pool.read { db in
-            try Row.fetchAll(
+            try DirectStatement(
                 db.cachedStatement(
                 sql: """
                     SELECT \(Self.changeColumns), owner, app_sequence FROM changes WHERE app_id = ? AND bucket = ?
                     ORDER BY app_sequence DESC LIMIT ?
-                    """),
-                arguments: [appID, bucket, limit]
-            ).map(Self.appFeedEntry).reversed()
+                    """)
+            ).rows([SQLiteArgument(appID), SQLiteArgument(bucket), SQLiteArgument(limit)], Self.appFeedEntry).reversed()
         }
     }
 
     // MARK: Rows
 
     static func bucketVersion(_ db: Database, _ scope: BucketScope) throws -> ChangeVersion? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: bucketPositionSQL),
-            arguments: [scope.appID, scope.ownerKey, scope.bucket]
-        ).map { row in ChangeVersion(epoch: UInt32(truncatingIfNeeded: row[0] as Int64), sequence: row[1]) }
+        try DirectStatement(db.cachedStatement(sql: bucketPositionSQL)).firstRow(scope.sqliteArguments) { columns in
+            ChangeVersion(epoch: UInt32(truncatingIfNeeded: columns.integer(0)), sequence: columns.integer(1))
+        }
     }
 
     private static func prunedThrough(_ db: Database, _ scope: BucketScope) throws -> Int64 {
@@ -160,47 +156,45 @@ extension SQLiteStore {
         return try bucketVersion(db, scope)!
     }
 
-    static func object(_ db: Database, _ address: ObjectAddress) throws -> StoredObject? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM objects WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ?"),
-            arguments: [address.scope.appID, address.scope.ownerKey, address.scope.bucket, address.key]
-        ).map(object)
-    }
-
-    /// Every commit looks its changes' ids up: the query's text is made once, not at each lookup.
+    /// Every commit reads its objects and looks its changes' ids up: these queries' texts are
+    /// made once, not at each lookup.
+    private static let objectSQL = """
+        SELECT key, version, data, deleted, member_stamps, sequence FROM objects
+        WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ?
+        """
     private static let changeByIDSQL = "SELECT \(changeColumns) FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id = ?"
 
-    static func change(_ db: Database, _ scope: BucketScope, changeID: String) throws -> ChangeRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: changeByIDSQL), arguments: [scope.appID, scope.ownerKey, scope.bucket, changeID]).map(change)
+    static func object(_ db: Database, _ address: ObjectAddress) throws -> StoredObject? {
+        try DirectStatement(db.cachedStatement(sql: objectSQL)).firstRow(address.scope.sqliteArguments + [SQLiteArgument(address.key)]) { columns in
+            StoredObject(
+                key: columns.text(0), version: columns.int(1), data: try StoredValueCoding.object(columns.text(2)),
+                isDeleted: columns.bool(3), memberStamps: try StoredValueCoding.stamps(columns.text(4)), sequence: columns.integer(5))
+        }
     }
 
-    /// The columns ``change(_:)`` reads, in its order: rows are read by position, since a
-    /// column found by name costs a case-insensitive search of the row's columns, and a
-    /// rebase reads a thousand change rows.
+    static func change(_ db: Database, _ scope: BucketScope, changeID: String) throws -> ChangeRecord? {
+        try DirectStatement(db.cachedStatement(sql: changeByIDSQL)).firstRow(scope.sqliteArguments + [SQLiteArgument(changeID)], change)
+    }
+
+    /// The columns ``change(_:)`` reads, in its order.
     static let changeColumns =
         "sequence, key, operation, source_version, end_version, diff, intent, merged_without_base, client_id, change_id, edit_time"
-    static let changeColumnCount = 11
+    static let changeColumnCount: Int32 = 11
 
     /// An entry of an app's feed: a row of ``changeColumns`` followed by `owner, app_sequence`.
-    static func appFeedEntry(_ row: Row) throws -> AppFeedEntry {
-        AppFeedEntry(ownerKey: row[changeColumnCount], appSequence: row[changeColumnCount + 1], change: try change(row))
+    static func appFeedEntry(_ columns: SQLiteColumns) throws -> AppFeedEntry {
+        AppFeedEntry(
+            ownerKey: columns.text(changeColumnCount), appSequence: columns.integer(changeColumnCount + 1), change: try change(columns))
     }
 
     /// A change from a row that starts with ``changeColumns``.
-    static func change(_ row: Row) throws -> ChangeRecord {
+    static func change(_ columns: SQLiteColumns) throws -> ChangeRecord {
         ChangeRecord(
-            sequence: row[0], key: row[1],
-            operation: ChangeRecord.Operation(rawValue: row[2]) ?? .modify,
-            sourceVersion: row[3], endVersion: row[4],
-            diff: try StoredValueCoding.diff(row[5]), intent: try StoredValueCoding.diff(row[6]),
-            mergedWithoutBase: row[7], clientID: row[8], changeID: row[9],
-            editTime: row[10])
-    }
-
-    private static func object(_ row: Row) throws -> StoredObject {
-        StoredObject(
-            key: row["key"], version: row["version"], data: try StoredValueCoding.object(row["data"]),
-            isDeleted: row["deleted"], memberStamps: try StoredValueCoding.stamps(row["member_stamps"]),
-            sequence: row["sequence"])
+            sequence: columns.integer(0), key: columns.text(1),
+            operation: ChangeRecord.Operation(rawValue: columns.text(2)) ?? .modify,
+            sourceVersion: columns.optionalInt(3), endVersion: columns.int(4),
+            diff: try StoredValueCoding.diff(columns.optionalText(5)), intent: try StoredValueCoding.diff(columns.optionalText(6)),
+            mergedWithoutBase: columns.bool(7), clientID: columns.text(8), changeID: columns.text(9),
+            editTime: columns.optionalInteger(10))
     }
 }

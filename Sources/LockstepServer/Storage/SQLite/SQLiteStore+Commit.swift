@@ -33,46 +33,51 @@ extension SQLiteStore {
     }
 
     private static func persist(_ writes: GroupWrites, committedAt: Int64, _ db: Database) throws {
-        let insertChange = try db.cachedStatement(sql: """
+        let insertChange = try DirectStatement(db.cachedStatement(sql: """
             INSERT INTO changes (app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
                                  merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        let recordReference = try db.cachedStatement(sql: """
+            """))
+        let recordReference = try DirectStatement(db.cachedStatement(sql: """
             INSERT INTO blob_references (app_id, hash, owner, bucket, key, last_version) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (app_id, hash, owner, bucket, key) DO UPDATE SET last_version = max(last_version, excluded.last_version)
-            """)
-        let insertSnapshot = try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO snapshots (app_id, owner, bucket, key, version, data) VALUES (?, ?, ?, ?, ?, ?)")
+            """))
+        let insertSnapshot = try DirectStatement(db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO snapshots (app_id, owner, bucket, key, version, data) VALUES (?, ?, ?, ?, ?, ?)"))
         for accepted in writes.accepted {
             let scope = accepted.scope
             let change = accepted.change
-            try insertChange.execute(arguments: [
-                scope.appID, scope.ownerKey, scope.bucket, change.sequence, change.key, change.operation.rawValue,
-                change.sourceVersion, change.endVersion, StoredValueCoding.text(change.diff), StoredValueCoding.text(change.intent),
-                change.mergedWithoutBase, change.clientID, change.changeID, change.editTime, accepted.appSequence, committedAt,
+            try insertChange.run(scope.sqliteArguments + [
+                SQLiteArgument(change.sequence), SQLiteArgument(change.key), SQLiteArgument(change.operation.rawValue),
+                change.sourceVersion.map(SQLiteArgument.init) ?? .null, SQLiteArgument(change.endVersion),
+                SQLiteArgument(StoredValueCoding.text(change.diff)), SQLiteArgument(StoredValueCoding.text(change.intent)),
+                SQLiteArgument(change.mergedWithoutBase), SQLiteArgument(change.clientID), SQLiteArgument(change.changeID),
+                change.editTime.map(SQLiteArgument.init) ?? .null, SQLiteArgument(accepted.appSequence), SQLiteArgument(committedAt),
             ])
             for hash in accepted.blobs {
-                try recordReference.execute(arguments: [scope.appID, hash.hex, scope.ownerKey, scope.bucket, change.key, change.endVersion])
+                try recordReference.run([
+                    .text(scope.appID), .text(hash.hex), .text(scope.ownerKey), .text(scope.bucket), .text(change.key),
+                    SQLiteArgument(change.endVersion),
+                ])
             }
             if accepted.keepsSnapshot {
-                try insertSnapshot.execute(arguments: [
-                    scope.appID, scope.ownerKey, scope.bucket, change.key, change.endVersion, StoredValueCoding.text(accepted.data),
+                try insertSnapshot.run(scope.sqliteArguments + [
+                    SQLiteArgument(change.key), SQLiteArgument(change.endVersion), SQLiteArgument(StoredValueCoding.text(accepted.data)),
                 ])
             }
         }
-        let upsertObject = try db.cachedStatement(sql: """
+        let upsertObject = try DirectStatement(db.cachedStatement(sql: """
             INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET
                 version = excluded.version, data = excluded.data, deleted = excluded.deleted,
                 member_stamps = excluded.member_stamps, sequence = excluded.sequence
-            """)
+            """))
         for (address, object) in writes.objects {
             let scope = address.scope
-            try upsertObject.execute(arguments: [
-                scope.appID, scope.ownerKey, scope.bucket, object.key, object.version, StoredValueCoding.text(object.data),
-                object.isDeleted, StoredValueCoding.text(object.memberStamps), object.sequence,
+            try upsertObject.run(scope.sqliteArguments + [
+                SQLiteArgument(object.key), SQLiteArgument(object.version), SQLiteArgument(StoredValueCoding.text(object.data)),
+                SQLiteArgument(object.isDeleted), SQLiteArgument(StoredValueCoding.text(object.memberStamps)), SQLiteArgument(object.sequence),
             ])
         }
         // The bucket's and the app's positions follow from the changes (``bucketPositionSQL``).

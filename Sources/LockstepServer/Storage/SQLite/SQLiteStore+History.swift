@@ -23,15 +23,14 @@ extension SQLiteStore {
             arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, version])
         let baseVersion: Int = snapshot?["version"] ?? 0
         let baseData = try snapshot.map { row in try StoredValueCoding.object(row["data"]) } ?? [:]
-        let changes = try Row.fetchAll(
+        let changes = try DirectStatement(
             db.cachedStatement(
             sql: """
                 SELECT \(changeColumns) FROM changes
                 WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND end_version > ? AND end_version <= ?
                 ORDER BY end_version
-                """),
-            arguments: [scope.appID, scope.ownerKey, scope.bucket, address.key, baseVersion, last]
-        ).map(change)
+                """)
+        ).rows(scope.sqliteArguments + [SQLiteArgument(address.key), SQLiteArgument(baseVersion), SQLiteArgument(last)], change)
         return ObjectTimeline(baseVersion: baseVersion, baseData: baseData, changes: changes)
     }
 
