@@ -217,6 +217,8 @@ final class SocketConnection: Sendable {
 
     /// Whether the peer still takes what is written and answers; when not, closes the connection.
     private func peerKeepsUp(_ heartbeat: SocketHeartbeat) -> Bool {
+        // What the kernel has not taken counts as a stall only once it is known.
+        outbox.confirm()
         if let stalled = outbox.stalledFor(), stalled > heartbeat.timeout {
             outbox.close()
             if closer.close(because: .slowReader) {

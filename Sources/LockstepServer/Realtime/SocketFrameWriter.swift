@@ -31,4 +31,11 @@ final class SocketFrameWriter: ChannelOutboundHandler, RemovableChannelHandler {
     func flush() {
         context?.flush()
     }
+
+    /// Bytes written to the channel that the kernel has not taken yet (they wait in NIO's
+    /// buffer for the socket to take more); 0 once the channel is closed.
+    var bufferedBytes: Int {
+        guard let options = context?.channel.syncOptions else { return 0 }
+        return (try? options.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+    }
 }

@@ -14,9 +14,9 @@ import Synchronization
 /// What is queued goes out in one event-loop turn, as one write of all its frames and one
 /// flush, as a fast broker writes: no task wakes up per message, and a change announced to a
 /// thousand sockets costs a thousand queued writes, not a thousand task hops. A message's
-/// bytes count against ``limit`` until the kernel has taken them, so the bound covers what
-/// waits in NIO's buffers too, and a peer that takes nothing shows as a stalled write
-/// (``stalledFor(now:)``).
+/// bytes count against ``limit`` until the outbox knows the kernel has taken them (which it
+/// checks every so many bytes, see ``drain()``), so the bound covers what waits in NIO's
+/// buffers too, and a peer that takes nothing shows as a stalled write (``stalledFor(now:)``).
 final class SocketOutbox: Sendable {
     enum Message: Sendable {
         case text(ByteBuffer)
@@ -49,7 +49,9 @@ final class SocketOutbox: Sendable {
         var isClosed = false
         /// Whether a turn of the event loop will take what is queued.
         var isDrainScheduled = false
-        /// Drains written whose bytes the kernel has not all taken yet.
+        /// Bytes written while no drain was tracked, which the kernel may not all have taken.
+        var unconfirmedBytes = 0
+        /// Tracked drains whose bytes the kernel has not all taken yet.
         var drainsInFlight = 0
         /// When a drain in flight last went out whole (or the first was written); `nil` with none in flight.
         var lastProgress: ContinuousClock.Instant?
@@ -135,7 +137,9 @@ final class SocketOutbox: Sendable {
                 state.roomWaiters.append(continuation)
                 return true
             }
-            if !waiting { continuation.resume() }
+            if !waiting { return continuation.resume() }
+            // Unconfirmed bytes may be all that fills the queue, and no drain may follow to confirm them.
+            channel.eventLoop.execute { self.confirm() }
         }
     }
 
@@ -167,23 +171,26 @@ final class SocketOutbox: Sendable {
     }
 
     /// On the event loop: writes everything queued, one frame per message or run of
-    /// announcements, and flushes once. Only the last write carries a promise: the kernel
-    /// takes a socket's writes in order, so when it has the last it has them all.
+    /// announcements, and flushes once.
+    ///
+    /// A peer that keeps up takes each drain during its flush. Its drains are not followed one
+    /// by one (a promise made, listened to and freed for each was a quarter of what a delivery
+    /// cost): their bytes count as unconfirmed until ``confirm()`` asks NIO, every
+    /// ``confirmedBytes`` or whenever someone waits for room, whether it still holds any. Once it
+    /// does, the peer is behind, and drains are tracked: a promise on a drain's last write (the
+    /// kernel takes a socket's writes in order, so when it has the last it has them all) tells
+    /// when its bytes are taken, and every drain after it is tracked too, until none waits.
     func drain() {
-        let batch: [Message]? = state.withLock { state in
+        let drained: (batch: [Message], isTracked: Bool)? = state.withLock { state in
             state.isDrainScheduled = false
             guard !state.isClosed, !state.queue.isEmpty else { return nil }
-            if state.drainsInFlight == 0 { state.lastProgress = .now }
-            state.drainsInFlight += 1
             defer { state.queue = [] }
-            return state.queue
+            return (state.queue, state.drainsInFlight > 0)
         }
-        guard let batch else { return }
+        guard let (batch, isTracked) = drained else { return }
         let bytes = batch.reduce(0) { $0 + $1.byteCount }
-        let promise = channel.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.whenComplete { self.taken(bytes, $0) }
-        // Each frame is written once the next is known, so that the last one carries the promise.
         let writer = writer.value
+        // Each frame is written once the next is known, so that the last one can carry the promise.
         var held: ByteBuffer?
         func write(_ message: Message) {
             for frame in encoded(message) {
@@ -197,22 +204,62 @@ final class SocketOutbox: Sendable {
         } else {
             for message in Self.frames(of: batch) { write(message) }
         }
-        if let last = held { writer.write(last, promise: promise) } else { promise.succeed() }
+        writer.write(held ?? ByteBuffer(), promise: isTracked ? track(bytes) : nil)
+        writer.flush()
+        guard !isTracked else { return }
+        let confirms = state.withLock { state in
+            state.unconfirmedBytes += bytes
+            return state.unconfirmedBytes >= confirmedBytes || !state.roomWaiters.isEmpty
+        }
+        if confirms { confirm() }
+    }
+
+    /// Unconfirmed bytes (see ``drain()``) that make the outbox ask NIO whether it holds any:
+    /// an eighth of ``limit`` at most, so that a peer counts as a slow reader no more than that early.
+    private var confirmedBytes: Int { min(limit / 8, 64 * 1024) }
+
+    /// On the event loop: finds out whether the kernel took the unconfirmed bytes. When NIO
+    /// holds none, they are taken; otherwise an empty write behind them, tracked, tells when.
+    func confirm() {
+        let size = state.withLock { state in
+            defer { state.unconfirmedBytes = 0 }
+            return state.unconfirmedBytes
+        }
+        guard size > 0 else { return }
+        let writer = writer.value
+        if writer.bufferedBytes == 0 { return taken(size) }
+        writer.write(ByteBuffer(), promise: track(size))
         writer.flush()
     }
 
-    /// On the event loop: the kernel took a drain's bytes, or its writes failed.
-    private func taken(_ size: Int, _ result: Result<Void, any Error>) {
+    /// A promise for `size` bytes that wait for the kernel: it counts them taken when it
+    /// completes, and the stall from now if no other drain waited.
+    private func track(_ size: Int) -> EventLoopPromise<Void> {
+        state.withLock { state in
+            if state.drainsInFlight == 0 { state.lastProgress = .now }
+            state.drainsInFlight += 1
+        }
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { result in
+            self.state.withLock { state in
+                state.drainsInFlight -= 1
+                state.lastProgress = state.drainsInFlight > 0 ? .now : nil
+            }
+            self.taken(size)
+            if case .failure = result, self.finish() { self.onWriteFailure() }
+        }
+        return promise
+    }
+
+    /// On the event loop: the kernel took `size` bytes.
+    private func taken(_ size: Int) {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
-            state.drainsInFlight -= 1
             state.bytes -= size
-            state.lastProgress = state.drainsInFlight > 0 ? .now : nil
             guard state.bytes <= limit / 2 else { return [] }
             defer { state.roomWaiters = [] }
             return state.roomWaiters
         }
         for waiter in waiters { waiter.resume() }
-        if case .failure = result, finish() { onWriteFailure() }
     }
 
     /// The frames that carry `batch`, in order: consecutive announcements on one channel share
