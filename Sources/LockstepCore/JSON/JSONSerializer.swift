@@ -77,13 +77,14 @@ public struct JSONSerializer: Sendable {
             return
         }
         output.append(UInt8(ascii: "{"))
-        for (offset, name) in members.keys.sorted(by: Self.utf8Order).enumerated() {
+        // The members sorted with their values: looking each value up again would hash its name twice.
+        for (offset, member) in members.sorted(by: { Self.utf8Order($0.key, $1.key) }).enumerated() {
             if offset > 0 { output.append(UInt8(ascii: ",")) }
             breakLine(into: &output, indent: indent + 1)
-            Self.writeString(name, into: &output)
+            Self.writeString(member.key, into: &output)
             output.append(UInt8(ascii: ":"))
             if prettyPrinted { output.append(UInt8(ascii: " ")) }
-            write(members[name]!, into: &output, indent: indent + 1)
+            write(member.value, into: &output, indent: indent + 1)
         }
         breakLine(into: &output, indent: indent)
         output.append(UInt8(ascii: "}"))
@@ -101,24 +102,37 @@ public struct JSONSerializer: Sendable {
 
     static func writeString(_ text: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-            case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
-            case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
-            case 0x08: output.append(contentsOf: #"\b"#.utf8)
-            case 0x0C: output.append(contentsOf: #"\f"#.utf8)
-            case 0..<0x20:
-                let hexDigits = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: #"\u00"#.utf8)
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0xF)])
-            default: output.append(byte)
+        var text = text
+        // Runs of bytes that need no escape, most strings whole, are copied at once.
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                writeEscape(of: byte, into: &output)
+                runStart = index + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscape(of byte: UInt8, into output: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+        case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+        case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
+        case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
+        case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
+        case 0x08: output.append(contentsOf: #"\b"#.utf8)
+        case 0x0C: output.append(contentsOf: #"\f"#.utf8)
+        default:
+            let hexDigits = Array("0123456789abcdef".utf8)
+            output.append(contentsOf: #"\u00"#.utf8)
+            output.append(hexDigits[Int(byte >> 4)])
+            output.append(hexDigits[Int(byte & 0xF)])
+        }
     }
 }
 

@@ -31,67 +31,86 @@ struct DirectStatement {
         self.statement = statement
     }
 
-    /// Binds `arguments`, steps once, and reads the first row, if there is one.
-    func firstRow<T>(_ arguments: [SQLiteArgument], _ read: (SQLiteColumns) throws -> T) throws -> T? {
-        let handle = statement.sqliteStatement
-        try bind(arguments)
-        defer { sqlite3_reset(handle) }
-        switch sqlite3_step(handle) {
-        case SQLITE_ROW: return try read(SQLiteColumns(handle: handle))
-        case SQLITE_DONE: return nil
-        case let code: throw failure(code)
-        }
-    }
-
-    /// Binds `arguments` and reads every row.
-    func rows<T>(_ arguments: [SQLiteArgument], _ read: (SQLiteColumns) throws -> T) throws -> [T] {
-        let handle = statement.sqliteStatement
-        try bind(arguments)
-        defer { sqlite3_reset(handle) }
-        var rows: [T] = []
-        while true {
+    /// Binds `scope` (its app, owner and bucket, when the statement's first three parameters
+    /// name one) and `arguments`, steps once, and reads the first row, if there is one.
+    func firstRow<T>(in scope: BucketScope? = nil, _ arguments: [SQLiteArgument], _ read: (SQLiteColumns) throws -> T) throws -> T? {
+        try withBindings(scope, arguments) { handle in
             switch sqlite3_step(handle) {
-            case SQLITE_ROW: rows.append(try read(SQLiteColumns(handle: handle)))
-            case SQLITE_DONE: return rows
+            case SQLITE_ROW: return try read(SQLiteColumns(handle: handle))
+            case SQLITE_DONE: return nil
             case let code: throw failure(code)
             }
         }
     }
 
-    /// Binds `arguments` and runs the statement to its end (an insert or an update).
-    func run(_ arguments: [SQLiteArgument]) throws {
-        let handle = statement.sqliteStatement
-        try bind(arguments)
-        defer { sqlite3_reset(handle) }
-        var code = sqlite3_step(handle)
-        while code == SQLITE_ROW { code = sqlite3_step(handle) }
-        guard code == SQLITE_DONE else { throw failure(code) }
+    /// Binds `scope` and `arguments` and reads every row.
+    func rows<T>(in scope: BucketScope? = nil, _ arguments: [SQLiteArgument], _ read: (SQLiteColumns) throws -> T) throws -> [T] {
+        try withBindings(scope, arguments) { handle in
+            var rows: [T] = []
+            while true {
+                switch sqlite3_step(handle) {
+                case SQLITE_ROW: rows.append(try read(SQLiteColumns(handle: handle)))
+                case SQLITE_DONE: return rows
+                case let code: throw failure(code)
+                }
+            }
+        }
     }
 
-    private func bind(_ arguments: [SQLiteArgument]) throws {
+    /// Binds `scope` and `arguments` and runs the statement to its end (an insert or an update).
+    func run(in scope: BucketScope? = nil, _ arguments: [SQLiteArgument]) throws {
+        try withBindings(scope, arguments) { handle in
+            var code = sqlite3_step(handle)
+            while code == SQLITE_ROW { code = sqlite3_step(handle) }
+            guard code == SQLITE_DONE else { throw failure(code) }
+        }
+    }
+
+    /// Runs `body` with the parameters bound. Texts are not copied (copying each was a malloc
+    /// and a memcpy, the most of a binding): SQLite reads them where their strings keep them,
+    /// which holds while `body` runs, and afterwards the statement is reset and its bindings
+    /// cleared, so that it never keeps a pointer to them.
+    private func withBindings<R>(_ scope: BucketScope?, _ arguments: [SQLiteArgument], _ body: (OpaquePointer) throws -> R) throws -> R {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
-        precondition(arguments.count == Int(sqlite3_bind_parameter_count(handle)), "\(statement.sql) takes other arguments")
-        for (offset, argument) in arguments.enumerated() {
-            let index = Int32(offset + 1)
-            let code: Int32
-            switch argument {
-            case .integer(let value):
-                code = sqlite3_bind_int64(handle, index, value)
-            case .text(let value) where value.isEmpty:
-                // A zero-length text needs a pointer all the same: a null one binds NULL.
-                code = sqlite3_bind_text(handle, index, "", 0, nil)
-            case .text(var value):
-                code = value.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { text in
-                        sqlite3_bind_text(handle, index, text.baseAddress, Int32(text.count), SQLITE_TRANSIENT)
-                    }
-                }
-            case .null:
-                code = sqlite3_bind_null(handle, index)
-            }
-            guard code == SQLITE_OK else { throw failure(code) }
+        let prefix: [SQLiteArgument] = scope.map { [.text($0.appID), .text($0.ownerKey), .text($0.bucket)] } ?? []
+        precondition(prefix.count + arguments.count == Int(sqlite3_bind_parameter_count(handle)), "\(statement.sql) takes other arguments")
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
         }
+        return try bind(prefix[...], at: 1, handle) { index in
+            try bind(arguments[...], at: index, handle) { _ in try body(handle) }
+        }
+    }
+
+    /// Binds `arguments` from parameter `index` on, then runs `body` with the next index, each
+    /// text bound inside its string's `withUTF8`.
+    private func bind<R>(
+        _ arguments: ArraySlice<SQLiteArgument>, at index: Int32, _ handle: OpaquePointer, then body: (Int32) throws -> R
+    ) throws -> R {
+        guard let argument = arguments.first else { return try body(index) }
+        let rest = arguments.dropFirst()
+        let code: Int32
+        switch argument {
+        case .integer(let value):
+            code = sqlite3_bind_int64(handle, index, value)
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .text(let value) where value.isEmpty:
+            // A zero-length text needs a pointer all the same: a null one binds NULL.
+            code = sqlite3_bind_text(handle, index, "", 0, nil)
+        case .text(var value):
+            return try value.withUTF8 { bytes in
+                let code = bytes.withMemoryRebound(to: CChar.self) { text in
+                    sqlite3_bind_text(handle, index, text.baseAddress, Int32(text.count), nil)
+                }
+                guard code == SQLITE_OK else { throw failure(code) }
+                return try bind(rest, at: index + 1, handle, then: body)
+            }
+        }
+        guard code == SQLITE_OK else { throw failure(code) }
+        return try bind(rest, at: index + 1, handle, then: body)
     }
 
     private func failure(_ code: Int32) -> DatabaseError {
@@ -99,11 +118,7 @@ struct DirectStatement {
             resultCode: ResultCode(rawValue: code),
             message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement.sqliteStatement))), sql: statement.sql)
     }
-
 }
-
-/// Makes SQLite copy a bound text, which lives only as long as the binding call.
-private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
 /// The columns of the row a ``DirectStatement`` stepped to, read by position.
 struct SQLiteColumns {
@@ -141,12 +156,5 @@ struct SQLiteColumns {
 
     func optionalText(_ column: Int32) -> String? {
         isNull(column) ? nil : text(column)
-    }
-}
-
-extension BucketScope {
-    /// `app_id, owner, bucket`, the first three parameters of most statements about a bucket.
-    var sqliteArguments: [SQLiteArgument] {
-        [.text(appID), .text(ownerKey), .text(bucket)]
     }
 }

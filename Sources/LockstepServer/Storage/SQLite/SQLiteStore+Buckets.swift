@@ -38,7 +38,7 @@ extension SQLiteStore {
                     SELECT \(Self.changeColumns) FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND sequence > ?
                     ORDER BY sequence LIMIT ?
                     """)
-            ).rows(scope.sqliteArguments + [SQLiteArgument(cursor.sequence), SQLiteArgument(limit)], Self.change)
+            ).rows(in: scope, [SQLiteArgument(cursor.sequence), SQLiteArgument(limit)], Self.change)
         }
     }
 
@@ -134,7 +134,7 @@ extension SQLiteStore {
     // MARK: Rows
 
     static func bucketVersion(_ db: Database, _ scope: BucketScope) throws -> ChangeVersion? {
-        try DirectStatement(db.cachedStatement(sql: bucketPositionSQL)).firstRow(scope.sqliteArguments) { columns in
+        try DirectStatement(db.cachedStatement(sql: bucketPositionSQL)).firstRow(in: scope, []) { columns in
             ChangeVersion(epoch: UInt32(truncatingIfNeeded: columns.integer(0)), sequence: columns.integer(1))
         }
     }
@@ -165,7 +165,7 @@ extension SQLiteStore {
     private static let changeByIDSQL = "SELECT \(changeColumns) FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id = ?"
 
     static func object(_ db: Database, _ address: ObjectAddress) throws -> StoredObject? {
-        try DirectStatement(db.cachedStatement(sql: objectSQL)).firstRow(address.scope.sqliteArguments + [SQLiteArgument(address.key)]) { columns in
+        try DirectStatement(db.cachedStatement(sql: objectSQL)).firstRow(in: address.scope, [SQLiteArgument(address.key)]) { columns in
             StoredObject(
                 key: columns.text(0), version: columns.int(1), data: try StoredValueCoding.object(columns.text(2)),
                 isDeleted: columns.bool(3), memberStamps: try StoredValueCoding.stamps(columns.text(4)), sequence: columns.integer(5))
@@ -173,7 +173,7 @@ extension SQLiteStore {
     }
 
     static func change(_ db: Database, _ scope: BucketScope, changeID: String) throws -> ChangeRecord? {
-        try DirectStatement(db.cachedStatement(sql: changeByIDSQL)).firstRow(scope.sqliteArguments + [SQLiteArgument(changeID)], change)
+        try DirectStatement(db.cachedStatement(sql: changeByIDSQL)).firstRow(in: scope, [SQLiteArgument(changeID)], change)
     }
 
     /// The columns ``change(_:)`` reads, in its order.

@@ -47,7 +47,7 @@ extension SQLiteStore {
         for accepted in writes.accepted {
             let scope = accepted.scope
             let change = accepted.change
-            try insertChange.run(scope.sqliteArguments + [
+            try insertChange.run(in: scope, [
                 SQLiteArgument(change.sequence), SQLiteArgument(change.key), SQLiteArgument(change.operation.rawValue),
                 change.sourceVersion.map(SQLiteArgument.init) ?? .null, SQLiteArgument(change.endVersion),
                 SQLiteArgument(StoredValueCoding.text(change.diff)), SQLiteArgument(StoredValueCoding.text(change.intent)),
@@ -61,7 +61,7 @@ extension SQLiteStore {
                 ])
             }
             if accepted.keepsSnapshot {
-                try insertSnapshot.run(scope.sqliteArguments + [
+                try insertSnapshot.run(in: scope, [
                     SQLiteArgument(change.key), SQLiteArgument(change.endVersion), SQLiteArgument(StoredValueCoding.text(accepted.data)),
                 ])
             }
@@ -75,7 +75,7 @@ extension SQLiteStore {
             """))
         for (address, object) in writes.objects {
             let scope = address.scope
-            try upsertObject.run(scope.sqliteArguments + [
+            try upsertObject.run(in: scope, [
                 SQLiteArgument(object.key), SQLiteArgument(object.version), SQLiteArgument(StoredValueCoding.text(object.data)),
                 SQLiteArgument(object.isDeleted), SQLiteArgument(StoredValueCoding.text(object.memberStamps)), SQLiteArgument(object.sequence),
             ])

@@ -30,7 +30,7 @@ extension SQLiteStore {
                 WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ? AND end_version > ? AND end_version <= ?
                 ORDER BY end_version
                 """)
-        ).rows(scope.sqliteArguments + [SQLiteArgument(address.key), SQLiteArgument(baseVersion), SQLiteArgument(last)], change)
+        ).rows(in: scope, [SQLiteArgument(address.key), SQLiteArgument(baseVersion), SQLiteArgument(last)], change)
         return ObjectTimeline(baseVersion: baseVersion, baseData: baseData, changes: changes)
     }
 
