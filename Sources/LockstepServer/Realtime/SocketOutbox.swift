@@ -97,15 +97,19 @@ final class SocketOutbox: Sendable {
     /// message overflows it: then the outbox closes and reports the slow reader.
     ///
     /// A message always fits an empty queue, however large, so one big reply never counts as
-    /// slowness; the queue holds at most ``limit`` bytes plus one message.
+    /// slowness; the queue holds at most ``limit`` bytes plus one message. Bytes written but not
+    /// yet confirmed taken (see ``drain()``, fewer than ``confirmedBytes``) do not count here: a
+    /// peer that keeps up has most likely taken them, and one that does not is found out at the
+    /// next confirmation.
     @discardableResult
     func enqueue(_ message: Message) -> Bool {
         let size = message.byteCount
         enum Outcome { case queued(schedulesDrain: Bool), closed, overflowed(queued: Int) }
         let outcome: Outcome = state.withLock { state in
             guard !state.isClosed else { return .closed }
-            if state.bytes > 0 && state.bytes + size > limit {
-                return .overflowed(queued: state.bytes)
+            let waiting = state.bytes - state.unconfirmedBytes
+            if waiting > 0 && waiting + size > limit {
+                return .overflowed(queued: waiting)
             }
             state.queue.append(message)
             state.bytes += size
