@@ -70,6 +70,7 @@ public struct LockstepServices: Sendable {
             environment: .init(
                 store: store, buckets: buckets,
                 options: { appID, bucket in try await optionsCache.options(appID: appID, bucket: bucket) },
+                cachedOptions: { appID, bucket in optionsCache.cached(appID: appID, bucket: bucket) },
                 clock: clock, logger: logger,
                 orphanSweepInterval: .seconds(max(0.5, limits.heartbeatTimeoutSeconds / 2)),
                 claimsChanged: { appID in consoleSignals.signal(appID, .claims) }),

@@ -26,13 +26,20 @@ final class BucketOptionsCache: Sendable {
     func options(appID: String, bucket: String) async throws -> BucketOptions {
         let key = Key(appID: appID, bucket: bucket)
         let now = ContinuousClock.now
-        if let entry = entries.withLock({ $0[key] }), now - entry.readAt < Self.lifetime { return entry.options }
+        if let options = cached(appID: appID, bucket: bucket) { return options }
         let options = try await BucketOptions.read(appID: appID, bucket: bucket, from: store)
         entries.withLock { entries in
             if entries.count > 10_000 { entries.removeAll() }
             entries[key] = Entry(options: options, readAt: now)
         }
         return options
+    }
+
+    /// The options read of a bucket within ``lifetime``, without reading them: `nil` when none were.
+    func cached(appID: String, bucket: String) -> BucketOptions? {
+        let now = ContinuousClock.now
+        guard let entry = entries.withLock({ $0[Key(appID: appID, bucket: bucket)] }), now - entry.readAt < Self.lifetime else { return nil }
+        return entry.options
     }
 
     /// Forgets what was read of a bucket whose options just changed.

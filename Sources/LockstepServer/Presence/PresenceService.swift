@@ -34,6 +34,9 @@ public final class PresenceService: Service {
         var store: any SyncStore
         var buckets: BucketService
         var options: @Sendable (_ appID: String, _ bucket: String) async throws -> BucketOptions
+        /// The options ``options`` read lately, if it did: what the connection events are
+        /// sorted by before the service's task is woken.
+        var cachedOptions: @Sendable (_ appID: String, _ bucket: String) -> BucketOptions? = { _, _ in nil }
         var clock: ServerClockSource
         var logger: Logger
         /// How often the claims of servers that are gone are looked for.
@@ -46,9 +49,14 @@ public final class PresenceService: Service {
     init(environment: PresenceEnvironment, connections: ConnectionRegistry) {
         self.services = environment
         (events, input) = AsyncStream.makeStream(of: ConnectionRegistry.Event.self)
+        let cachedOptions = environment.cachedOptions
         connections.observe { [input] event in
-            // Only a creation can make a claim: the service's task is not woken for the rest.
-            if case .changeAccepted(_, let change, _) = event, !Self.mayClaim(change) { return }
+            // Only a creation in a presence bucket can make a claim: the service's task is not
+            // woken for the rest (a bucket's options not read lately are left to the task).
+            if case .changeAccepted(_, let change, _) = event {
+                guard Self.mayClaim(change) else { return }
+                if let options = cachedOptions(change.scope.appID, change.scope.bucket), options.presence == nil { return }
+            }
             input.yield(event)
         }
     }

@@ -31,6 +31,31 @@ struct PresenceTests {
         #expect(try await objectKeys(server, "player", as: bob) == ["board", "bob"])
     }
 
+    /// Creations in a bucket without presence do not wake the presence service (its options,
+    /// read for the change, say so); once presence is set, the very next creation is claimed.
+    @Test func presenceSetOnABucketInUseClaimsTheNextCreation() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        try await setOptions(server, bucket: "player", ["shared": true])
+        let alice = try await server.createUser()
+        let bob = try await server.createUser()
+        let leaving = try await SocketTestClient.connect(to: server)
+        let staying = try await SocketTestClient.connect(to: server)
+        defer { Task { await staying.close() } }
+        try await leaving.initialize(bucket: "player", token: alice.token, clientID: "leaving")
+        try await staying.initialize(bucket: "player", token: bob.token, clientID: "staying")
+        try await leaving.send(changeMessage(id: "before", ccid: "l-1", diff: addingDiff(["name": "alice"])))
+        #expect(try await staying.change()["ccids"] == ["l-1"])
+
+        try await setOptions(server, bucket: "player", ["shared": true, "presence": "client"])
+        try await leaving.send(changeMessage(id: "after", ccid: "l-2", diff: addingDiff(["name": "alice"])))
+        #expect(try await staying.change()["ccids"] == ["l-2"])
+        await leaving.close()
+        let removal = try await nextRemoval(of: "after", on: staying)
+        #expect(removal["clientid"] == "lockstep-presence")
+        #expect(try await objectKeys(server, "player", as: bob) == ["before"], "what was created before presence stays")
+    }
+
     @Test func userPresenceWaitsForTheUsersLastConnection() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }

@@ -23,7 +23,8 @@ enum SQLiteArgument {
 /// Here arguments are bound as they are and columns read by position.
 ///
 /// The statement stays GRDB's (prepared and cached by it, used only on its connection's
-/// queue): it is reset before it is bound and after it is read, so GRDB finds it as it left it.
+/// queue): it is reset before it is bound, and reset with its bindings cleared once it has
+/// run, so GRDB finds it idle and bound to nothing.
 struct DirectStatement {
     private let statement: Statement
 
