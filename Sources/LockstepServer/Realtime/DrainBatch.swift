@@ -12,7 +12,9 @@ final class DrainBatch: Sendable {
     @TaskLocal static var current: DrainBatch?
 
     private struct Pending {
-        var byLoop: [ObjectIdentifier: (loop: any EventLoop, outboxes: [SocketOutbox])] = [:]
+        /// By event loop, found by identity: there are as many as cores, and a search of a few
+        /// costs less than hashing for each outbox.
+        var byLoop: [(loop: any EventLoop, outboxes: [SocketOutbox])] = []
         var isWoken = false
     }
 
@@ -35,7 +37,11 @@ final class DrainBatch: Sendable {
     func add(_ outbox: SocketOutbox, on loop: any EventLoop) -> Bool {
         pending.withLock { pending in
             guard !pending.isWoken else { return false }
-            pending.byLoop[ObjectIdentifier(loop), default: (loop, [])].outboxes.append(outbox)
+            if let index = pending.byLoop.firstIndex(where: { $0.loop === loop }) {
+                pending.byLoop[index].outboxes.append(outbox)
+            } else {
+                pending.byLoop.append((loop, [outbox]))
+            }
             return true
         }
     }
@@ -43,8 +49,8 @@ final class DrainBatch: Sendable {
     private func wake() {
         let batches = pending.withLock { pending in
             pending.isWoken = true
-            defer { pending.byLoop = [:] }
-            return Array(pending.byLoop.values)
+            defer { pending.byLoop = [] }
+            return pending.byLoop
         }
         for (loop, outboxes) in batches {
             loop.execute { for outbox in outboxes { outbox.drain() } }

@@ -43,6 +43,8 @@ final class SocketOutbox: Sendable {
 
     private struct State {
         var queue: [Message] = []
+        /// The array the last drain emptied, kept for the queue to fill again without allocating.
+        var spare: [Message] = []
         /// Bytes queued, or written and not yet taken by the kernel.
         var bytes = 0
         var peakBytes = 0
@@ -185,13 +187,16 @@ final class SocketOutbox: Sendable {
     /// kernel takes a socket's writes in order, so when it has the last it has them all) tells
     /// when its bytes are taken, and every drain after it is tracked too, until none waits.
     func drain() {
-        let drained: (batch: [Message], isTracked: Bool)? = state.withLock { state in
+        // Taken whole, the queue's array stays this function's alone, to be emptied and kept.
+        var batch: [Message] = []
+        let isTracked: Bool? = state.withLock { state in
             state.isDrainScheduled = false
             guard !state.isClosed, !state.queue.isEmpty else { return nil }
-            defer { state.queue = [] }
-            return (state.queue, state.drainsInFlight > 0)
+            swap(&batch, &state.spare)
+            swap(&batch, &state.queue)
+            return state.drainsInFlight > 0
         }
-        guard let (batch, isTracked) = drained else { return }
+        guard let isTracked else { return }
         let bytes = batch.reduce(0) { $0 + $1.byteCount }
         let writer = writer.value
         // Each frame is written once the next is known, so that the last one can carry the promise.
@@ -210,8 +215,11 @@ final class SocketOutbox: Sendable {
         }
         writer.write(held ?? ByteBuffer(), promise: isTracked ? track(bytes) : nil)
         writer.flush()
-        guard !isTracked else { return }
+        // Emptied, the batch's array becomes the queue's next one.
+        batch.removeAll(keepingCapacity: true)
+        guard !isTracked else { return state.withLock { $0.spare = batch } }
         let confirms = state.withLock { state in
+            state.spare = batch
             state.unconfirmedBytes += bytes
             return state.unconfirmedBytes >= confirmedBytes || !state.roomWaiters.isEmpty
         }
