@@ -10,13 +10,8 @@ struct PresenceTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         try await setOptions(server, bucket: "player", ["shared": true, "presence": "client"])
-        let alice = try await server.createUser()
-        let bob = try await server.createUser()
-        let leaving = try await SocketTestClient.connect(to: server)
-        let staying = try await SocketTestClient.connect(to: server)
+        let (leaving, staying, bob) = try await twoPlayers(server)
         defer { Task { await staying.close() } }
-        try await leaving.initialize(bucket: "player", token: alice.token, clientID: "leaving")
-        try await staying.initialize(bucket: "player", token: bob.token, clientID: "staying")
 
         try await leaving.send(changeMessage(id: "alice", ccid: "l-1", diff: addingDiff(["name": "alice"])))
         try await staying.send(changeMessage(id: "bob", ccid: "s-1", diff: addingDiff(["name": "bob"])))
@@ -37,13 +32,8 @@ struct PresenceTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         try await setOptions(server, bucket: "player", ["shared": true])
-        let alice = try await server.createUser()
-        let bob = try await server.createUser()
-        let leaving = try await SocketTestClient.connect(to: server)
-        let staying = try await SocketTestClient.connect(to: server)
+        let (leaving, staying, bob) = try await twoPlayers(server)
         defer { Task { await staying.close() } }
-        try await leaving.initialize(bucket: "player", token: alice.token, clientID: "leaving")
-        try await staying.initialize(bucket: "player", token: bob.token, clientID: "staying")
         try await leaving.send(changeMessage(id: "before", ccid: "l-1", diff: addingDiff(["name": "alice"])))
         #expect(try await staying.change()["ccids"] == ["l-1"])
 
@@ -138,6 +128,18 @@ private func setOptions(_ server: TestServer, bucket: String, _ options: JSONObj
         "POST", "/1/\(server.appID)/__options__/i/\(bucket)", headers: ["X-Simperium-Token": server.app.adminToken],
         body: .object(options))
     #expect(response.status == 200)
+}
+
+/// Two users on channel 0 of the `player` bucket: alice's connection, which the test closes,
+/// and bob's, which stays, with bob to read the bucket as.
+private func twoPlayers(_ server: TestServer) async throws -> (leaving: SocketTestClient, staying: SocketTestClient, bob: UserSession) {
+    let alice = try await server.createUser()
+    let bob = try await server.createUser()
+    let leaving = try await SocketTestClient.connect(to: server)
+    let staying = try await SocketTestClient.connect(to: server)
+    try await leaving.initialize(bucket: "player", token: alice.token, clientID: "leaving")
+    try await staying.initialize(bucket: "player", token: bob.token, clientID: "staying")
+    return (leaving, staying, bob)
 }
 
 /// The keys of the live objects of a bucket, as the user's index shows them, sorted.
