@@ -36,7 +36,7 @@ public final class PresenceService: Service {
         var options: @Sendable (_ appID: String, _ bucket: String) async throws -> BucketOptions
         /// The options ``options`` read lately, if it did: what the connection events are
         /// sorted by before the service's task is woken.
-        var cachedOptions: @Sendable (_ appID: String, _ bucket: String) -> BucketOptions? = { _, _ in nil }
+        var cachedOptions: @Sendable (_ appID: String, _ bucket: String) -> BucketOptions?
         var clock: ServerClockSource
         var logger: Logger
         /// How often the claims of servers that are gone are looked for.

@@ -51,7 +51,7 @@ struct DirectStatementTests {
     private static func arguments(_ id: Int, _ values: Values) -> [SQLiteArgument] {
         [
             SQLiteArgument(id), SQLiteArgument(values.text), SQLiteArgument(values.optionalText), SQLiteArgument(values.integer),
-            values.optionalInteger.map(SQLiteArgument.init) ?? .null, SQLiteArgument(values.flag),
+            SQLiteArgument(values.optionalInteger), SQLiteArgument(values.flag),
         ]
     }
 

@@ -9,6 +9,8 @@ enum SQLiteArgument {
 
     init(_ value: Int) { self = .integer(Int64(value)) }
     init(_ value: Int64) { self = .integer(value) }
+    init(_ value: Int?) { self = value.map(SQLiteArgument.init) ?? .null }
+    init(_ value: Int64?) { self = value.map(SQLiteArgument.init) ?? .null }
     init(_ value: Bool) { self = .integer(value ? 1 : 0) }
     init(_ value: String) { self = .text(value) }
     init(_ value: String?) { self = value.map(SQLiteArgument.text) ?? .null }

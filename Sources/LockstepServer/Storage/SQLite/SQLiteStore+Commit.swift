@@ -49,10 +49,10 @@ extension SQLiteStore {
             let change = accepted.change
             try insertChange.run(in: scope, [
                 SQLiteArgument(change.sequence), SQLiteArgument(change.key), SQLiteArgument(change.operation.rawValue),
-                change.sourceVersion.map(SQLiteArgument.init) ?? .null, SQLiteArgument(change.endVersion),
+                SQLiteArgument(change.sourceVersion), SQLiteArgument(change.endVersion),
                 SQLiteArgument(StoredValueCoding.text(change.diff)), SQLiteArgument(StoredValueCoding.text(change.intent)),
                 SQLiteArgument(change.mergedWithoutBase), SQLiteArgument(change.clientID), SQLiteArgument(change.changeID),
-                change.editTime.map(SQLiteArgument.init) ?? .null, SQLiteArgument(accepted.appSequence), SQLiteArgument(committedAt),
+                SQLiteArgument(change.editTime), SQLiteArgument(accepted.appSequence), SQLiteArgument(committedAt),
             ])
             for hash in accepted.blobs {
                 try recordReference.run([
