@@ -25,19 +25,27 @@ public struct BucketService: Sendable {
         self.hub = hub
         self.logger = logger
         let checker: any BlobReferenceChecking = blobs ?? NoBlobs()
-        self.writer = ChangeWriter(store: store, limits: limits, clock: clock, blobs: checker) { events in
-            if let spaces {
-                var spacesChanged: Set<[String]> = []
+        let announcer = ChangeAnnouncer(
+            preparation: { events in
+                guard let spaces else { return nil }
+                var seen: Set<[String]> = []
+                var spacesChanged: [[String]] = []
                 for event in events {
-                    guard case .space(let spaceID) = event.scope.owner, spacesChanged.insert([event.scope.appID, spaceID]).inserted else { continue }
-                    await spaces.catchUp(appID: event.scope.appID, spaceID: spaceID)
+                    guard case .space(let spaceID) = event.scope.owner, seen.insert([event.scope.appID, spaceID]).inserted else { continue }
+                    spacesChanged.append([event.scope.appID, spaceID])
                 }
-            }
-            // One wakeup per event loop for the whole group's announcements.
-            DrainBatch.gathering {
-                for event in events { hub.publish(event) }
-            }
-        }
+                guard !spacesChanged.isEmpty else { return nil }
+                return { [spacesChanged] in
+                    for space in spacesChanged { await spaces.catchUp(appID: space[0], spaceID: space[1]) }
+                }
+            },
+            announce: { events in
+                // One wakeup per event loop for the whole group's announcements.
+                DrainBatch.gathering {
+                    for event in events { hub.publish(event) }
+                }
+            })
+        self.writer = ChangeWriter(store: store, limits: limits, clock: clock, blobs: checker, announcer: announcer)
     }
 
     /// Applies one change by `author`, or throws the ``ChangeRejection`` that says why not;

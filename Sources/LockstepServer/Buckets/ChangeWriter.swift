@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The store's one writer (group commit): changes from every connection and HTTP request
@@ -13,8 +14,10 @@ final class ChangeWriter: Sendable {
     private let limits: Limits
     private let clock: ServerClockSource
     private let blobs: any BlobReferenceChecking
-    /// Announces a committed group's changes, in commit order, before any is answered.
-    private let publish: @Sendable ([ChangeEvent]) async -> Void
+    private let announcer: ChangeAnnouncer
+    /// Where groups are committed when the store can commit by blocking (SQLite); `nil`: in a
+    /// task, through the store's asynchronous ``SyncStore/commit(_:)`` (PostgreSQL).
+    private let blocking: (store: any BlockingCommitStore, thread: CommitThread)?
     private let state = Mutex(State())
 
     private struct State {
@@ -32,13 +35,14 @@ final class ChangeWriter: Sendable {
 
     init(
         store: any SyncStore, limits: Limits, clock: ServerClockSource, blobs: any BlobReferenceChecking,
-        publish: @escaping @Sendable ([ChangeEvent]) async -> Void
+        announcer: ChangeAnnouncer
     ) {
         self.store = store
         self.limits = limits
         self.clock = clock
         self.blobs = blobs
-        self.publish = publish
+        self.announcer = announcer
+        blocking = (store as? any BlockingCommitStore).map { ($0, CommitThread()) }
     }
 
     /// Queues a change and returns what became of it once its group is durable.
@@ -59,12 +63,23 @@ final class ChangeWriter: Sendable {
             defer { state.isWriting = true }
             return !state.isWriting
         }
-        if startsWriting { Task { await self.writeWhileQueued() } }
+        guard startsWriting else { return }
+        if let blocking {
+            blocking.thread.start { self.writeWhileQueued(to: blocking.store) }
+        } else {
+            Task { await self.writeWhileQueued() }
+        }
     }
 
     private func writeWhileQueued() async {
         while let group = nextGroup() {
             await write(group)
+        }
+    }
+
+    private func writeWhileQueued(to store: any BlockingCommitStore) {
+        while let group = nextGroup() {
+            write(group, to: store)
         }
     }
 
@@ -83,7 +98,7 @@ final class ChangeWriter: Sendable {
     private func write(_ group: [Pending]) async {
         let outcomes: [ChangeOutcome]
         do {
-            outcomes = try await store.commit(ChangeGroup(requests: group.map(\.request), time: clock.now(), limits: limits, blobs: blobs))
+            outcomes = try await store.commit(changeGroup(group))
         } catch {
             guard group.count > 1 else { return group[0].completion(.failure(error)) }
             // The transaction failed as a whole (nothing of it is stored): commit each change
@@ -92,9 +107,49 @@ final class ChangeWriter: Sendable {
             for pending in group { await write([pending]) }
             return
         }
-        await publish(outcomes.compactMap { outcome in
+        let events = Self.committedEvents(outcomes)
+        if let preparation = announcer.preparation(events) { await preparation() }
+        announcer.announce(events)
+        answer(group, outcomes)
+    }
+
+    /// ``write(_:)`` on the ``CommitThread``, which the store's commit blocks.
+    private func write(_ group: [Pending], to store: any BlockingCommitStore) {
+        let outcomes: [ChangeOutcome]
+        do {
+            outcomes = try store.commitBlocking(changeGroup(group))
+        } catch {
+            guard group.count > 1 else { return group[0].completion(.failure(error)) }
+            LockstepMetrics.commitGroupsRetriedAlone.increment()
+            for pending in group { write([pending], to: store) }
+            return
+        }
+        let events = Self.committedEvents(outcomes)
+        if let preparation = announcer.preparation(events) {
+            // The thread is this writer's own: it waits, as the task would have, and nothing
+            // else is queued behind it but this writer's next group.
+            let prepared = DispatchSemaphore(value: 0)
+            Task {
+                await preparation()
+                prepared.signal()
+            }
+            prepared.wait()
+        }
+        announcer.announce(events)
+        answer(group, outcomes)
+    }
+
+    private func changeGroup(_ group: [Pending]) -> ChangeGroup {
+        ChangeGroup(requests: group.map(\.request), time: clock.now(), limits: limits, blobs: blobs)
+    }
+
+    private static func committedEvents(_ outcomes: [ChangeOutcome]) -> [ChangeEvent] {
+        outcomes.compactMap { outcome in
             if case .committed(let event) = outcome { event } else { nil }
-        })
+        }
+    }
+
+    private func answer(_ group: [Pending], _ outcomes: [ChangeOutcome]) {
         for (pending, outcome) in zip(group, outcomes) { pending.completion(.success(outcome)) }
         LockstepMetrics.commitGroupSize.record(group.count)
     }

@@ -5,7 +5,11 @@ extension SQLiteStore {
     /// Plans and writes a group of changes in one write transaction: one flush to disk for the
     /// whole group (see ``ChangeGroup``).
     public func commit(_ group: ChangeGroup) async throws -> [ChangeOutcome] {
-        try await inWriteTransaction { db in
+        try await pool.writeWithoutTransaction { db in try self.commit(group, db) }
+    }
+
+    private func commit(_ group: ChangeGroup, _ db: Database) throws -> [ChangeOutcome] {
+        try Self.inWriteTransaction(db) {
             var plan = GroupPlan(group)
             let writes = try plan.run(reading: SQLiteGroupReads(store: self, db: db))
             try Self.persist(writes, committedAt: group.time, db)
@@ -17,18 +21,16 @@ extension SQLiteStore {
     /// Runs `body` in an immediate write transaction whose `BEGIN` and `COMMIT` are statements
     /// prepared once: GRDB's own transactions compile both anew each time, a tenth of the
     /// instructions of a one-change commit.
-    func inWriteTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.writeWithoutTransaction { db in
-            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-            do {
-                let result = try body(db)
-                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-                return result
-            } catch {
-                // Rolls back what is left of the transaction, if SQLite has not already.
-                try? db.rollback()
-                throw error
-            }
+    private static func inWriteTransaction<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+        do {
+            let result = try body()
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            return result
+        } catch {
+            // Rolls back what is left of the transaction, if SQLite has not already.
+            try? db.rollback()
+            throw error
         }
     }
 
@@ -108,5 +110,12 @@ private struct SQLiteGroupReads: GroupReads {
 
     func timeline(at address: ObjectAddress, from version: Int, through current: StoredObject) throws -> ObjectTimeline? {
         try SQLiteStore.timeline(db, address, from: version, through: current)
+    }
+}
+
+extension SQLiteStore: BlockingCommitStore {
+    /// ``commit(_:)`` on the calling thread: GRDB runs a blocking write where it is called.
+    func commitBlocking(_ group: ChangeGroup) throws -> [ChangeOutcome] {
+        try pool.writeWithoutTransaction { db in try commit(group, db) }
     }
 }

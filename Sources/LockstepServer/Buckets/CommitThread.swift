@@ -1,0 +1,69 @@
+import Foundation
+
+/// A thread of its own for a writer whose store commits by blocking (SQLite): jobs run on it
+/// one at a time, in the order they were started.
+///
+/// Committing there saves a change two trips between threads. Through GRDB's asynchronous
+/// `write`, a commit leaves the writer's task for GRDB's dispatch queue and comes back: two
+/// wakeups and context switches a change, when one change is a group (a light load). GRDB's
+/// blocking `write` runs on the thread that calls it, so on this one the commit, the
+/// announcement and the answers all happen where the change was taken from the queue.
+///
+/// The thread starts with the first job and ends once it has had nothing to do for
+/// ``lingering`` seconds, so a writer needs no shutdown and an idle server holds no thread.
+final class CommitThread: @unchecked Sendable {
+    /// How long the thread waits for another job before it ends.
+    let lingering: TimeInterval
+
+    // Guards `jobs` and `isRunning`; `NSCondition` rather than `Mutex` because the thread
+    // sleeps on it between jobs.
+    private let condition = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+    private var isRunning = false
+    private var threadsStarted = 0
+
+    init(lingering: TimeInterval = 1) {
+        self.lingering = lingering
+    }
+
+    /// Runs `job` on the thread, after the jobs started before it.
+    func start(_ job: @escaping @Sendable () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        let startsThread = !isRunning
+        isRunning = true
+        if startsThread { threadsStarted += 1 }
+        condition.signal()
+        condition.unlock()
+        if startsThread {
+            let thread = Thread { [self] in runJobs() }
+            thread.name = "lockstep-commit"
+            thread.start()
+        }
+    }
+
+    /// How many threads this has started, one after another (there is never more than one).
+    var threadCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return threadsStarted
+    }
+
+    private func runJobs() {
+        while let job = nextJob() { job() }
+    }
+
+    /// The next job, waiting up to ``lingering`` for one; `nil` ends the thread.
+    private func nextJob() -> (@Sendable () -> Void)? {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: lingering)
+        while jobs.isEmpty {
+            guard condition.wait(until: deadline) || !jobs.isEmpty else {
+                isRunning = false
+                return nil
+            }
+        }
+        return jobs.removeFirst()
+    }
+}

@@ -1,0 +1,56 @@
+@testable import LockstepServer
+import Synchronization
+import Testing
+
+@Suite("The writer's commit thread")
+struct CommitThreadTests {
+    @Test("jobs started from many tasks run one at a time, each task's in the order it started them")
+    func jobsRunOneAtATimeInOrder() async throws {
+        let thread = CommitThread()
+        let record = Record()
+        await withTaskGroup(of: Void.self) { group in
+            for submitter in 0..<8 {
+                group.addTask {
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        for number in 0..<200 {
+                            thread.start {
+                                record.state.withLock { $0.running += 1; $0.overlapped = $0.overlapped || $0.running > 1 }
+                                record.state.withLock { $0.bySubmitter[submitter].append(number); $0.running -= 1 }
+                                if number == 199 { done.resume() }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let result = record.state.withLock { $0 }
+        #expect(!result.overlapped)
+        #expect(result.bySubmitter.allSatisfy { $0 == Array(0..<200) })
+    }
+
+    private final class Record: Sendable {
+        let state = Mutex((running: 0, overlapped: false, bySubmitter: [[Int]](repeating: [], count: 8)))
+    }
+
+    @Test("the thread ends once it has lingered with nothing to do, and the next job starts another")
+    func theThreadEndsWhenIdleAndRestarts() async throws {
+        let thread = CommitThread(lingering: 0.05)
+        await thread.run {}
+        await thread.run {}
+        #expect(thread.threadCount == 1)
+        try await Task.sleep(for: .milliseconds(300))
+        await thread.run {}
+        #expect(thread.threadCount == 2)
+    }
+}
+
+extension CommitThread {
+    fileprivate func run(_ job: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { done in
+            start {
+                job()
+                done.resume()
+            }
+        }
+    }
+}
