@@ -33,8 +33,10 @@ final class CommitThread: @unchecked Sendable {
         let startsThread = !isRunning
         isRunning = true
         if startsThread { threadsStarted += 1 }
-        condition.signal()
         condition.unlock()
+        // Signalled after unlocking: a thread woken while the lock is held wakes only to wait
+        // for the lock, and sleeps again.
+        if !startsThread { condition.signal() }
         if startsThread {
             let thread = Thread { [self] in runJobs() }
             thread.name = "lockstep-commit"
