@@ -9,6 +9,9 @@ import Synchronization
 /// none is skipped: a change is answered, and its event published, only once its group is
 /// durable. Under light load a group is one change and waits for nothing; under heavy load
 /// groups grow to what arrived during one flush, up to ``Limits/maximumChangesPerCommit``.
+///
+/// A store that commits by blocking (SQLite) is written on a ``CommitThread``; others
+/// (PostgreSQL) from a task, through their asynchronous commit.
 final class ChangeWriter: Sendable {
     private let store: any SyncStore
     private let limits: Limits
