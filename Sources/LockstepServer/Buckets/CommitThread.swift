@@ -44,11 +44,12 @@ final class CommitThread: @unchecked Sendable {
         }
     }
 
-    /// How many threads this has started, one after another (there is never more than one).
-    var threadCount: Int {
+    /// How many threads this has started, one after another, and whether one runs now (there
+    /// is never more than one).
+    var threads: (started: Int, isRunning: Bool) {
         condition.lock()
         defer { condition.unlock() }
-        return threadsStarted
+        return (threadsStarted, isRunning)
     }
 
     private func runJobs() {

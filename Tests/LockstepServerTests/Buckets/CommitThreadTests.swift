@@ -1,4 +1,5 @@
 @testable import LockstepServer
+import Dispatch
 import Synchronization
 import Testing
 
@@ -32,15 +33,30 @@ struct CommitThreadTests {
         let state = Mutex((running: 0, overlapped: false, bySubmitter: [[Int]](repeating: [], count: 8)))
     }
 
+    @Test("a job started while another runs runs on the same thread")
+    func aBusyThreadTakesTheNextJob() async throws {
+        let thread = CommitThread(lingering: 0.05)
+        let release = DispatchSemaphore(value: 0)
+        let secondRan = Mutex(false)
+        thread.start { release.wait() }
+        // Queued while the first job holds the thread, which therefore cannot end in between.
+        thread.start { secondRan.withLock { $0 = true } }
+        release.signal()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !secondRan.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(secondRan.withLock { $0 })
+        #expect(thread.threads.started == 1)
+    }
+
     @Test("the thread ends once it has lingered with nothing to do, and the next job starts another")
     func theThreadEndsWhenIdleAndRestarts() async throws {
         let thread = CommitThread(lingering: 0.05)
         await thread.run {}
+        let deadline = ContinuousClock.now + .seconds(20)
+        while thread.threads.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!thread.threads.isRunning)
         await thread.run {}
-        #expect(thread.threadCount == 1)
-        try await Task.sleep(for: .milliseconds(300))
-        await thread.run {}
-        #expect(thread.threadCount == 2)
+        #expect(thread.threads.started == 2)
     }
 }
 
