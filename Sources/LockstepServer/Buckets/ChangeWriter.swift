@@ -10,8 +10,10 @@ import Synchronization
 /// durable. Under light load a group is one change and waits for nothing; under heavy load
 /// groups grow to what arrived during one flush, up to ``Limits/maximumChangesPerCommit``.
 ///
-/// A store that commits by blocking (SQLite) is written on a ``CommitThread``; others
-/// (PostgreSQL) from a task, through their asynchronous commit.
+/// Two stages, each on a ``SerialThread`` of its own, overlap: one commits groups, the other
+/// announces and answers the groups committed. A store that commits by blocking (SQLite) is
+/// committed on the first thread; others (PostgreSQL) from a task, through their asynchronous
+/// commit.
 final class ChangeWriter: Sendable {
     private let store: any SyncStore
     private let limits: Limits
@@ -20,12 +22,16 @@ final class ChangeWriter: Sendable {
     private let announcer: ChangeAnnouncer
     /// Where groups are committed when the store can commit by blocking (SQLite); `nil`: in a
     /// task, through the store's asynchronous ``SyncStore/commit(_:)`` (PostgreSQL).
-    private let blocking: (store: any BlockingCommitStore, thread: CommitThread)?
+    private let blocking: (store: any BlockingCommitStore, thread: SerialThread)?
+    /// Where committed groups are announced and answered, in commit order.
+    private let announcing = SerialThread()
     private let state = Mutex(State())
 
     private struct State {
         var queue: [Pending] = []
         var isWriting = false
+        /// Groups (and refusals) handed to the announcing thread and not yet answered.
+        var announcementsLeft = 0
     }
 
     /// Called with what became of a change, once its group is durable (or failed).
@@ -45,7 +51,7 @@ final class ChangeWriter: Sendable {
         self.clock = clock
         self.blobs = blobs
         self.announcer = announcer
-        blocking = (store as? any BlockingCommitStore).map { ($0, CommitThread()) }
+        blocking = (store as? any BlockingCommitStore).map { ($0, SerialThread()) }
     }
 
     /// Queues a change and returns what became of it once its group is durable.
@@ -103,43 +109,96 @@ final class ChangeWriter: Sendable {
         do {
             outcomes = try await store.commit(changeGroup(group))
         } catch {
-            guard group.count > 1 else { return group[0].completion(.failure(error)) }
+            guard group.count > 1 else { return refuse(group[0], error) }
             // The transaction failed as a whole (nothing of it is stored): commit each change
             // alone, so that whatever made it fail fails alone.
             LockstepMetrics.commitGroupsRetriedAlone.increment()
             for pending in group { await write([pending]) }
             return
         }
-        let events = Self.committedEvents(outcomes)
-        if let preparation = announcer.preparation(events) { await preparation() }
-        announcer.announce(events)
-        answer(group, outcomes)
+        await announce(group, outcomes)
     }
 
-    /// ``write(_:)`` on the ``CommitThread``, which the store's commit blocks.
+    /// ``write(_:)`` on the commit thread, which the store's commit blocks.
     private func write(_ group: [Pending], to store: any BlockingCommitStore) {
         let outcomes: [ChangeOutcome]
         do {
             outcomes = try store.commitBlocking(changeGroup(group))
         } catch {
-            guard group.count > 1 else { return group[0].completion(.failure(error)) }
+            guard group.count > 1 else { return refuse(group[0], error) }
             LockstepMetrics.commitGroupsRetriedAlone.increment()
             for pending in group { write([pending], to: store) }
             return
         }
+        announceBlocking(group, outcomes)
+    }
+
+    /// Announces and answers a durable group: at once when nothing else waits, otherwise on the
+    /// announcing thread, so that the two stages overlap and a busy writer commits the next group
+    /// while this one is announced. Announcements keep commit order either way: a group is
+    /// announced here only when no announcement is left on the thread.
+    private func announce(_ group: [Pending], _ outcomes: [ChangeOutcome]) async {
         let events = Self.committedEvents(outcomes)
-        if let preparation = announcer.preparation(events) {
-            // The thread is this writer's own: it waits, as the task would have, and nothing
-            // else is queued behind it but this writer's next group.
-            let prepared = DispatchSemaphore(value: 0)
-            Task {
-                await preparation()
-                prepared.signal()
-            }
-            prepared.wait()
+        guard !handOff(group, outcomes, events) else { return }
+        if let preparation = announcer.preparation(events) { await preparation() }
+        finish(group, outcomes, events)
+    }
+
+    /// ``announce(_:_:)`` on the commit thread.
+    private func announceBlocking(_ group: [Pending], _ outcomes: [ChangeOutcome]) {
+        let events = Self.committedEvents(outcomes)
+        guard !handOff(group, outcomes, events) else { return }
+        prepareBlocking(events)
+        finish(group, outcomes, events)
+    }
+
+    /// Starts the group's announcement on the announcing thread, unless it can be made at once
+    /// (no group waits to be committed and no announcement to be made): then returns `false`,
+    /// and saves a light load a trip between threads for each change.
+    private func handOff(_ group: [Pending], _ outcomes: [ChangeOutcome], _ events: [ChangeEvent]) -> Bool {
+        let handsOff = state.withLock { state in
+            guard !state.queue.isEmpty || state.announcementsLeft > 0 else { return false }
+            state.announcementsLeft += 1
+            return true
         }
+        guard handsOff else { return false }
+        announcing.start { [self] in
+            prepareBlocking(events)
+            finish(group, outcomes, events)
+            state.withLock { $0.announcementsLeft -= 1 }
+        }
+        return true
+    }
+
+    /// Waits, on a thread of the writer's own, for what must be done before `events` are announced.
+    private func prepareBlocking(_ events: [ChangeEvent]) {
+        guard let preparation = announcer.preparation(events) else { return }
+        let prepared = DispatchSemaphore(value: 0)
+        Task {
+            await preparation()
+            prepared.signal()
+        }
+        prepared.wait()
+    }
+
+    private func finish(_ group: [Pending], _ outcomes: [ChangeOutcome], _ events: [ChangeEvent]) {
         announcer.announce(events)
-        answer(group, outcomes)
+        for (pending, outcome) in zip(group, outcomes) { pending.completion(.success(outcome)) }
+        LockstepMetrics.commitGroupSize.record(group.count)
+    }
+
+    /// Answers a change whose commit failed, in its place among the answers.
+    private func refuse(_ pending: Pending, _ error: any Error) {
+        let handsOff = state.withLock { state in
+            guard state.announcementsLeft > 0 else { return false }
+            state.announcementsLeft += 1
+            return true
+        }
+        guard handsOff else { return pending.completion(.failure(error)) }
+        announcing.start { [self] in
+            pending.completion(.failure(error))
+            state.withLock { $0.announcementsLeft -= 1 }
+        }
     }
 
     private func changeGroup(_ group: [Pending]) -> ChangeGroup {
@@ -152,8 +211,4 @@ final class ChangeWriter: Sendable {
         }
     }
 
-    private func answer(_ group: [Pending], _ outcomes: [ChangeOutcome]) {
-        for (pending, outcome) in zip(group, outcomes) { pending.completion(.success(outcome)) }
-        LockstepMetrics.commitGroupSize.record(group.count)
-    }
 }

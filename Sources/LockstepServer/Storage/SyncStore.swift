@@ -204,7 +204,7 @@ extension StoreError: CustomStringConvertible {
 }
 
 /// A store that can also commit a group on the calling thread, blocking it until the group is
-/// durable: the ``ChangeWriter`` then commits on a ``CommitThread`` instead of hopping to the
+/// durable: the ``ChangeWriter`` then commits on a ``SerialThread`` instead of hopping to the
 /// store's own thread and back for each group.
 protocol BlockingCommitStore: SyncStore {
     /// ``SyncStore/commit(_:)``, on the calling thread.

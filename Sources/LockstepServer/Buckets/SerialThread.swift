@@ -1,17 +1,17 @@
 import Foundation
 
-/// A thread of its own for a writer whose store commits by blocking (SQLite): jobs run on it
-/// one at a time, in the order they were started.
+/// A thread of its own that runs jobs one at a time, in the order they were started: the
+/// ``ChangeWriter``'s two stages, committing groups (with a store that commits by blocking) and
+/// announcing and answering them, each run on one.
 ///
-/// Committing there saves a change two trips between threads. Through GRDB's asynchronous
-/// `write`, a commit leaves the writer's task for GRDB's dispatch queue and comes back: two
-/// wakeups and context switches a change, when one change is a group (a light load). GRDB's
-/// blocking `write` runs on the thread that calls it, so on this one the commit, the
-/// announcement and the answers all happen where the change was taken from the queue.
+/// Committing on a thread saves a change two trips between threads. Through GRDB's
+/// asynchronous `write`, a commit leaves the writer's task for GRDB's dispatch queue and comes
+/// back: two wakeups and context switches a change, when one change is a group (a light load).
+/// GRDB's blocking `write` runs on the thread that calls it.
 ///
 /// The thread starts with the first job and ends once it has had nothing to do for
-/// ``lingering`` seconds, so a writer needs no shutdown and an idle server holds no thread.
-final class CommitThread: @unchecked Sendable {
+/// ``lingering`` seconds, so its owner needs no shutdown and an idle server holds no thread.
+final class SerialThread: @unchecked Sendable {
     /// How long the thread waits for another job before it ends.
     let lingering: TimeInterval
 
