@@ -94,10 +94,12 @@ package struct ChangePlanner: Sendable {
         var intent: ObjectDiff
         var mergedWithoutBase = false
         var baseData: JSONObject?
+        // The object as the change leaves it, when finding the intent already applied it.
+        var applied: JSONObject?
         do {
             if sourceVersion == currentVersion {
                 intent = edit.diff(against: currentData)
-                _ = try intent.apply(to: currentData)
+                applied = try intent.apply(to: currentData)
             } else if let history, history.reaches(sourceVersion), history.latestVersion == currentVersion,
                 let base = try history.data(at: sourceVersion)
             {
@@ -122,10 +124,14 @@ package struct ChangePlanner: Sendable {
         }
 
         let data: JSONObject
-        do {
-            data = try intent.apply(to: currentData)
-        } catch {
-            throw ChangeRejection(.invalidDiff, "the rebased diff does not apply: \(error)")
+        if let applied {
+            data = applied
+        } else {
+            do {
+                data = try intent.apply(to: currentData)
+            } catch {
+                throw ChangeRejection(.invalidDiff, "the rebased diff does not apply: \(error)")
+            }
         }
         guard current == nil || data != currentData || Self.removesAgain(intent, from: currentData, stamp: change.stamp) else {
             throw ChangeRejection(.emptyChange, "the change leaves \(change.key) as it is")
