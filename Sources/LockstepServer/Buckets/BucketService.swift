@@ -39,12 +39,9 @@ public struct BucketService: Sendable {
                     for space in spacesChanged { await spaces.catchUp(appID: space[0], spaceID: space[1]) }
                 }
             },
-            announce: { events in
-                // One wakeup per event loop for the whole group's announcements.
-                DrainBatch.gathering {
-                    for event in events { hub.publish(event) }
-                }
-            })
+            announce: { event in hub.publish(event) },
+            // One wakeup per event loop for the whole group's announcements.
+            together: { body in DrainBatch.gathering(body) })
         self.writer = ChangeWriter(store: store, limits: limits, clock: clock, blobs: checker, announcer: announcer)
     }
 

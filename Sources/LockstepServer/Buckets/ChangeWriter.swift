@@ -141,7 +141,7 @@ final class ChangeWriter: Sendable {
         let events = Self.committedEvents(outcomes)
         guard !handOff(group, outcomes, events) else { return }
         if let preparation = announcer.preparation(events) { await preparation() }
-        finish(group, outcomes, events)
+        finish(group, outcomes)
     }
 
     /// ``announce(_:_:)`` on the commit thread.
@@ -149,7 +149,7 @@ final class ChangeWriter: Sendable {
         let events = Self.committedEvents(outcomes)
         guard !handOff(group, outcomes, events) else { return }
         prepareBlocking(events)
-        finish(group, outcomes, events)
+        finish(group, outcomes)
     }
 
     /// Starts the group's announcement on the announcing thread, unless it can be made at once
@@ -164,7 +164,7 @@ final class ChangeWriter: Sendable {
         guard handsOff else { return false }
         announcing.start { [self] in
             prepareBlocking(events)
-            finish(group, outcomes, events)
+            finish(group, outcomes)
             state.withLock { $0.announcementsLeft -= 1 }
         }
         return true
@@ -181,9 +181,20 @@ final class ChangeWriter: Sendable {
         prepared.wait()
     }
 
-    private func finish(_ group: [Pending], _ outcomes: [ChangeOutcome], _ events: [ChangeEvent]) {
-        announcer.announce(events)
-        for (pending, outcome) in zip(group, outcomes) { pending.completion(.success(outcome)) }
+    /// Announces the group's changes and answers its refusals, in the group's order (so each
+    /// connection hears of its changes in the order it sent them), then answers the rest.
+    private func finish(_ group: [Pending], _ outcomes: [ChangeOutcome]) {
+        announcer.together {
+            for (pending, outcome) in zip(group, outcomes) {
+                switch outcome {
+                case .committed(let event): announcer.announce(event)
+                case .rejected: pending.completion(.success(outcome))
+                }
+            }
+        }
+        for (pending, outcome) in zip(group, outcomes) {
+            if case .committed = outcome { pending.completion(.success(outcome)) }
+        }
         LockstepMetrics.commitGroupSize.record(group.count)
     }
 

@@ -8,7 +8,8 @@ extension SocketDispatcher {
     /// An accepted change is not answered here: once its group is durable the hub announces
     /// it to every channel of the bucket, this one included, and that announcement is the
     /// sender's acknowledgement. A refused change is answered to this channel only, as
-    /// `N:c:[{"clientid","id","ccids","error","message"}]`, in the order the changes were sent.
+    /// `N:c:[{"clientid","id","ccids","error","message"}]`: in its place among the answers when the
+    /// store refused it (``ChangeWriter``), at once when it could not be read or authorized.
     func change(_ session: ChannelSession, _ payload: String?) async {
         let refusals = ChangeRefusals(connection: connection, session: session)
         let message: JSONValue

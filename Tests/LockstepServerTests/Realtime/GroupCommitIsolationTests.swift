@@ -93,11 +93,16 @@ struct GroupCommitIsolationTests {
             // Each client's own answers, among the others' changes the channel also gets.
             let own = Set((0..<Self.perClient).map { "\(plan.prefix)-\($0)" } + [plan.bad.ccid])
             var answers: [String: [JSONObject]] = [:]
-            while answers.values.reduce(0, { $0 + $1.count }) < Self.perClient + 1 {
+            var answered: [String] = []
+            while answered.count < Self.perClient + 1 {
                 let entry = try await client.change(timeout: .seconds(30))
                 guard let ccid = entry["ccids"]?[0]?.stringValue, own.contains(ccid) else { continue }
                 answers[ccid, default: []].append(entry)
+                answered.append(ccid)
             }
+            // Answered in the order sent, refusals in their place, however the changes were grouped.
+            let sent = (0...10).map { "\(plan.prefix)-\($0)" } + [plan.bad.ccid] + (11..<Self.perClient).map { "\(plan.prefix)-\($0)" }
+            #expect(answered == sent, "\(plan.prefix)")
             let refused = answers[plan.bad.ccid, default: []].filter { $0["error"] != nil }
             #expect(refused.count == 1, "\(plan.prefix): \(answers[plan.bad.ccid] ?? [])")
             #expect(refused.first?["error"]?.integerValue == Int64(plan.bad.code), "\(plan.prefix): \(refused)")
