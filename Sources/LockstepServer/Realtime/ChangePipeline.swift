@@ -14,6 +14,8 @@ final class ChangePipeline: Sendable {
     private struct State {
         var inFlight = 0
         var waiter: CheckedContinuation<Void, Never>?
+        /// Whoever waits for every change to be answered (``drained()``).
+        var drainWaiter: CheckedContinuation<Void, Never>?
     }
 
     init(limit: Int) {
@@ -44,14 +46,34 @@ final class ChangePipeline: Sendable {
         }
     }
 
-    /// Gives a place back: its change is durable, or was refused.
+    /// Gives a place back: its change is durable, or was refused, and was answered.
     func release() {
-        state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let (admitted, drained) = state.withLock { state -> (CheckedContinuation<Void, Never>?, CheckedContinuation<Void, Never>?) in
             state.inFlight -= 1
-            guard let waiter = state.waiter, state.inFlight < limit else { return nil }
-            state.inFlight += 1
-            state.waiter = nil
-            return waiter
-        }?.resume()
+            var admitted: CheckedContinuation<Void, Never>?
+            if let waiter = state.waiter, state.inFlight < limit {
+                state.inFlight += 1
+                state.waiter = nil
+                admitted = waiter
+            }
+            guard state.inFlight == 0 else { return (admitted, nil) }
+            defer { state.drainWaiter = nil }
+            return (admitted, state.drainWaiter)
+        }
+        admitted?.resume()
+        drained?.resume()
+    }
+
+    /// Returns once every change given a place has given it back: what the connection sent is
+    /// answered, so whatever follows its end (its presence objects released) follows them too.
+    func drained() async {
+        await withCheckedContinuation { continuation in
+            let isDrained = state.withLock { state in
+                guard state.inFlight > 0 else { return true }
+                state.drainWaiter = continuation
+                return false
+            }
+            if isDrained { continuation.resume() }
+        }
     }
 }

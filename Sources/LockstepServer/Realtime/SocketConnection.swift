@@ -112,13 +112,13 @@ final class SocketConnection: Sendable {
             case .idle:
                 return
             case .finished:
-                return end()
+                return await end()
             }
         }
     }
 
     /// Closes everything the connection holds and tells the registry.
-    private func end() {
+    private func end() async {
         dispatcher.value?.closeChannels()
         dispatcher.value = nil
         releaseFeed.withLock { $0?.cancel() }
@@ -127,6 +127,9 @@ final class SocketConnection: Sendable {
         peerWatch.withLock { $0?.cancel() }
         // Nothing more goes out: whoever waits for room (catch-ups) is released.
         outbox.close()
+        // Its changes still in the writer are answered first: a creation answered after the
+        // connection's end would be claimed for presence by a connection already gone.
+        await pipeline.drained()
         let end = SocketConnectionEnd(
             connection: info, reason: closer.reason, peakQueuedBytes: outbox.peakBytes, serverClosedAt: closer.closedAt)
         logger.debug("streaming connection closed", metadata: ["lockstep.reason": "\(end.reason)"])

@@ -32,13 +32,14 @@ extension SocketDispatcher {
         let services = services
         await connection.pipeline.reserve()
         services.buckets.submit(change, to: scope, by: session.identity.author) { result in
-            connection.pipeline.release()
             switch result {
             case .success(let event):
                 services.connections.accepted(event, on: connection.info.id, userID: session.identity.userID)
             case .failure(let error):
                 refusals.refuse(error, message: message)
             }
+            // Released once answered: the connection's end waits for it (``ChangePipeline/drained()``).
+            connection.pipeline.release()
         }
     }
 }

@@ -26,6 +26,23 @@ struct PresenceTests {
         #expect(try await objectKeys(server, "player", as: bob) == ["board", "bob"])
     }
 
+    /// A connection that closes before its creation is durable: the creation commits (it was
+    /// read) and is announced after the connection is gone, and still goes with it.
+    @Test func aCreationAnsweredAfterItsConnectionClosedIsRemoved() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        try await setOptions(server, bucket: "player", ["shared": true, "presence": "client"])
+        let (leaving, staying, bob) = try await twoPlayers(server)
+        defer { Task { await staying.close() } }
+
+        try await leaving.send(changeMessage(id: "alice", ccid: "l-1", diff: addingDiff(["name": "alice"])))
+        await leaving.close()
+        _ = try await nextCreation(of: "alice", on: staying)
+        let removal = try await nextRemoval(of: "alice", on: staying)
+        #expect(removal["clientid"] == "lockstep-presence")
+        #expect(try await objectKeys(server, "player", as: bob) == [])
+    }
+
     /// Creations in a bucket without presence do not wake the presence service (its options,
     /// read for the change, say so); once presence is set, the very next creation is claimed.
     @Test func presenceSetOnABucketInUseClaimsTheNextCreation() async throws {
@@ -146,6 +163,19 @@ private func twoPlayers(_ server: TestServer) async throws -> (leaving: SocketTe
 private func objectKeys(_ server: TestServer, _ bucket: String, as user: UserSession) async throws -> [String] {
     let index = try await user.request("GET", "\(bucket)/index?limit=1000")
     return (index.json?["index"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }.sorted()
+}
+
+/// Waits for the broadcast of `key`'s creation on channel 0 of `client`.
+private func nextCreation(of key: String, on client: SocketTestClient) async throws -> JSONObject {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline {
+        guard let message = await client.next(startingWith: "0:c:") else { break }
+        let changes = try JSONValue(parsing: String(message.dropFirst(4)))
+        if let creation = changes.arrayValue?.compactMap(\.objectValue).first(where: { $0["id"]?.stringValue == key && $0["o"] == "M" }) {
+            return creation
+        }
+    }
+    throw SocketTestError.noMessage("the creation of \(key)")
 }
 
 /// Waits for the broadcast of `key`'s removal on channel 0 of `client`.
