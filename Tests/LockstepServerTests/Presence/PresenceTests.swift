@@ -167,26 +167,22 @@ private func objectKeys(_ server: TestServer, _ bucket: String, as user: UserSes
 
 /// Waits for the broadcast of `key`'s creation on channel 0 of `client`.
 private func nextCreation(of key: String, on client: SocketTestClient) async throws -> JSONObject {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while ContinuousClock.now < deadline {
-        guard let message = await client.next(startingWith: "0:c:") else { break }
-        let changes = try JSONValue(parsing: String(message.dropFirst(4)))
-        if let creation = changes.arrayValue?.compactMap(\.objectValue).first(where: { $0["id"]?.stringValue == key && $0["o"] == "M" }) {
-            return creation
-        }
-    }
-    throw SocketTestError.noMessage("the creation of \(key)")
+    try await nextChange(of: key, operation: "M", on: client)
 }
 
 /// Waits for the broadcast of `key`'s removal on channel 0 of `client`.
 private func nextRemoval(of key: String, on client: SocketTestClient) async throws -> JSONObject {
+    try await nextChange(of: key, operation: "-", on: client)
+}
+
+private func nextChange(of key: String, operation: String, on client: SocketTestClient) async throws -> JSONObject {
     let deadline = ContinuousClock.now + .seconds(10)
     while ContinuousClock.now < deadline {
         guard let message = await client.next(startingWith: "0:c:") else { break }
         let changes = try JSONValue(parsing: String(message.dropFirst(4)))
-        if let removal = changes.arrayValue?.compactMap(\.objectValue).first(where: { $0["id"]?.stringValue == key && $0["o"] == "-" }) {
-            return removal
+        if let change = changes.arrayValue?.compactMap(\.objectValue).first(where: { $0["id"]?.stringValue == key && $0["o"]?.stringValue == operation }) {
+            return change
         }
     }
-    throw SocketTestError.noMessage("the removal of \(key)")
+    throw SocketTestError.noMessage("\(operation) of \(key)")
 }
