@@ -24,7 +24,7 @@ final class ChangeWriter: Sendable {
     /// task, through the store's asynchronous ``SyncStore/commit(_:)`` (PostgreSQL).
     private let blocking: (store: any BlockingCommitStore, thread: SerialThread)?
     /// Where committed groups are announced and answered, in commit order.
-    private let announcing = SerialThread()
+    private let announcing = SerialThread(name: "lockstep-announce")
     private let state = Mutex(State())
 
     private struct State {
@@ -51,7 +51,7 @@ final class ChangeWriter: Sendable {
         self.clock = clock
         self.blobs = blobs
         self.announcer = announcer
-        blocking = (store as? any BlockingCommitStore).map { ($0, SerialThread()) }
+        blocking = (store as? any BlockingCommitStore).map { ($0, SerialThread(name: "lockstep-commit")) }
     }
 
     /// Queues a change and returns what became of it once its group is durable.
@@ -221,5 +221,4 @@ final class ChangeWriter: Sendable {
             if case .committed(let event) = outcome { event } else { nil }
         }
     }
-
 }

@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 
 /// A thread of its own that runs jobs one at a time, in the order they were started: the
@@ -12,17 +13,20 @@ import Foundation
 /// The thread starts with the first job and ends once it has had nothing to do for
 /// ``lingering`` seconds, so its owner needs no shutdown and an idle server holds no thread.
 final class SerialThread: @unchecked Sendable {
+    /// What the thread is called (in `top -H`, `perf`, a debugger).
+    let name: String
     /// How long the thread waits for another job before it ends.
     let lingering: TimeInterval
 
     // Guards `jobs` and `isRunning`; `NSCondition` rather than `Mutex` because the thread
     // sleeps on it between jobs.
     private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
+    private var jobs: Deque<@Sendable () -> Void> = []
     private var isRunning = false
     private var threadsStarted = 0
 
-    init(lingering: TimeInterval = 1) {
+    init(name: String, lingering: TimeInterval = 1) {
+        self.name = name
         self.lingering = lingering
     }
 
@@ -38,9 +42,11 @@ final class SerialThread: @unchecked Sendable {
         // for the lock, and sleeps again.
         if !startsThread { condition.signal() }
         if startsThread {
-            let thread = Thread { [self] in runJobs() }
-            thread.name = "lockstep-commit"
-            thread.start()
+            Thread { [self] in
+                // Named from the thread itself: Linux names only the calling thread.
+                Thread.current.name = name
+                runJobs()
+            }.start()
         }
     }
 

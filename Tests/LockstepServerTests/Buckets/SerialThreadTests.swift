@@ -7,7 +7,7 @@ import Testing
 struct SerialThreadTests {
     @Test("jobs started from many tasks run one at a time, each task's in the order it started them")
     func jobsRunOneAtATimeInOrder() async throws {
-        let thread = SerialThread()
+        let thread = SerialThread(name: "test")
         let record = Record()
         await withTaskGroup(of: Void.self) { group in
             for submitter in 0..<8 {
@@ -35,7 +35,7 @@ struct SerialThreadTests {
 
     @Test("a job started while another runs runs on the same thread")
     func aBusyThreadTakesTheNextJob() async throws {
-        let thread = SerialThread(lingering: 0.05)
+        let thread = SerialThread(name: "test", lingering: 0.05)
         let release = DispatchSemaphore(value: 0)
         let secondRan = Mutex(false)
         thread.start { release.wait() }
@@ -50,7 +50,7 @@ struct SerialThreadTests {
 
     @Test("the thread ends once it has lingered with nothing to do, and the next job starts another")
     func theThreadEndsWhenIdleAndRestarts() async throws {
-        let thread = SerialThread(lingering: 0.05)
+        let thread = SerialThread(name: "test", lingering: 0.05)
         await thread.run {}
         let deadline = ContinuousClock.now + .seconds(20)
         while thread.threads.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
