@@ -24,7 +24,7 @@ final class ChangeWriter: Sendable {
     /// task, through the store's asynchronous ``SyncStore/commit(_:)`` (PostgreSQL).
     private let blocking: (store: any BlockingCommitStore, thread: SerialThread)?
     /// Where committed groups are announced and answered, in commit order.
-    private let announcing = SerialThread(name: "lockstep-announce")
+    private let announcing = SerialThread(name: "lockstep-answer")
     private let state = Mutex(State())
 
     private struct State {

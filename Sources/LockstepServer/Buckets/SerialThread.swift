@@ -13,7 +13,7 @@ import Foundation
 /// The thread starts with the first job and ends once it has had nothing to do for
 /// ``lingering`` seconds, so its owner needs no shutdown and an idle server holds no thread.
 final class SerialThread: @unchecked Sendable {
-    /// What the thread is called (in `top -H`, `perf`, a debugger).
+    /// What the thread is called (in `top -H`, `perf`, a debugger); Linux keeps 15 bytes of it.
     let name: String
     /// How long the thread waits for another job before it ends.
     let lingering: TimeInterval
