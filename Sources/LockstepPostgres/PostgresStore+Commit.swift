@@ -54,29 +54,18 @@ extension PostgresStore {
 
         let snapshots = writes.accepted.filter(\.keepsSnapshot)
         if !snapshots.isEmpty {
-            let rows = JSONValue.array(snapshots.map { accepted in
-                [
-                    "app_id": .string(accepted.scope.appID), "owner": .string(accepted.scope.ownerKey),
-                    "bucket": .string(accepted.scope.bucket), "key": .string(accepted.change.key),
-                    "version": .integer(Int64(accepted.change.endVersion)), "data": .string(StoredValueCoding.text(accepted.data)),
-                ]
-            })
             try await Self.rows(connection, logger, """
                 INSERT INTO snapshots (app_id, owner, bucket, key, version, data)
-                SELECT * FROM json_to_recordset(\(rows.description)::json)
-                    AS x(app_id text, owner text, bucket text, key text, version bigint, data text)
+                SELECT * FROM unnest(
+                    \(snapshots.map(\.scope.appID))::text[], \(snapshots.map(\.scope.ownerKey))::text[],
+                    \(snapshots.map(\.scope.bucket))::text[], \(snapshots.map(\.change.key))::text[],
+                    \(snapshots.map { Int64($0.change.endVersion) })::bigint[], \(snapshots.map { StoredValueCoding.text($0.data) })::text[])
                 ON CONFLICT (app_id, owner, bucket, key, version) DO UPDATE SET data = excluded.data
                 """)
         }
 
         let references = writes.accepted.flatMap { accepted in
-            accepted.blobs.map { hash -> JSONValue in
-                [
-                    "app_id": .string(accepted.scope.appID), "hash": .string(hash.hex), "owner": .string(accepted.scope.ownerKey),
-                    "bucket": .string(accepted.scope.bucket), "key": .string(accepted.change.key),
-                    "last_version": .integer(Int64(accepted.change.endVersion)),
-                ]
-            }
+            accepted.blobs.map { hash in (accepted: accepted, hash: hash.hex) }
         }
         if !references.isEmpty {
             // One row per object and blob: a group may name the same pair twice, which one
@@ -84,8 +73,11 @@ extension PostgresStore {
             try await Self.rows(connection, logger, """
                 INSERT INTO blob_references (app_id, hash, owner, bucket, key, last_version)
                 SELECT app_id, hash, owner, bucket, key, max(last_version)
-                FROM json_to_recordset(\(JSONValue.array(references).description)::json)
-                    AS x(app_id text, hash text, owner text, bucket text, key text, last_version bigint)
+                FROM unnest(
+                    \(references.map(\.accepted.scope.appID))::text[], \(references.map(\.hash))::text[],
+                    \(references.map(\.accepted.scope.ownerKey))::text[], \(references.map(\.accepted.scope.bucket))::text[],
+                    \(references.map(\.accepted.change.key))::text[], \(references.map { Int64($0.accepted.change.endVersion) })::bigint[]
+                ) AS x(app_id, hash, owner, bucket, key, last_version)
                 GROUP BY app_id, hash, owner, bucket, key
                 ON CONFLICT (app_id, hash, owner, bucket, key)
                     DO UPDATE SET last_version = greatest(blob_references.last_version, excluded.last_version)
