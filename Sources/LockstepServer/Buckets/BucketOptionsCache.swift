@@ -24,9 +24,9 @@ final class BucketOptionsCache: Sendable {
     }
 
     func options(appID: String, bucket: String) async throws -> BucketOptions {
+        if let options = cached(appID: appID, bucket: bucket) { return options }
         let key = Key(appID: appID, bucket: bucket)
         let now = ContinuousClock.now
-        if let options = cached(appID: appID, bucket: bucket) { return options }
         let options = try await BucketOptions.read(appID: appID, bucket: bucket, from: store)
         entries.withLock { entries in
             if entries.count > 10_000 { entries.removeAll() }

@@ -7,60 +7,49 @@ import Testing
 @Suite("Presence: objects that live as long as their connection or user")
 struct PresenceTests {
     @Test func clientPresenceRemovesWhatAClosedConnectionInserted() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        try await setOptions(server, bucket: "player", ["shared": true, "presence": "client"])
-        let (leaving, staying, bob) = try await twoPlayers(server)
-        defer { Task { await staying.close() } }
+        try await withTwoPlayers(["shared": true, "presence": "client"]) { server, leaving, staying, bob in
+            try await leaving.send(changeMessage(id: "alice", ccid: "l-1", diff: addingDiff(["name": "alice"])))
+            try await staying.send(changeMessage(id: "bob", ccid: "s-1", diff: addingDiff(["name": "bob"])))
+            #expect(try await bob.request("POST", "player/i/board", body: ["size": 3]).status == 200)
+            try await waitUntil { try await objectKeys(server, "player", as: bob) == ["alice", "board", "bob"] }
+            // An update by someone else does not take the object from its holder.
+            #expect(try await bob.request("POST", "player/i/alice", body: ["seen": true]).status == 200)
 
-        try await leaving.send(changeMessage(id: "alice", ccid: "l-1", diff: addingDiff(["name": "alice"])))
-        try await staying.send(changeMessage(id: "bob", ccid: "s-1", diff: addingDiff(["name": "bob"])))
-        #expect(try await bob.request("POST", "player/i/board", body: ["size": 3]).status == 200)
-        try await waitUntil { try await objectKeys(server, "player", as: bob) == ["alice", "board", "bob"] }
-        // An update by someone else does not take the object from its holder.
-        #expect(try await bob.request("POST", "player/i/alice", body: ["seen": true]).status == 200)
-
-        await leaving.close()
-        let removal = try await nextRemoval(of: "alice", on: staying)
-        #expect(removal["clientid"] == "lockstep-presence")
-        #expect(try await objectKeys(server, "player", as: bob) == ["board", "bob"])
+            await leaving.close()
+            let removal = try await nextRemoval(of: "alice", on: staying)
+            #expect(removal["clientid"] == "lockstep-presence")
+            #expect(try await objectKeys(server, "player", as: bob) == ["board", "bob"])
+        }
     }
 
     /// A connection that closes before its creation is durable: the creation commits (it was
     /// read) and is announced after the connection is gone, and still goes with it.
     @Test func aCreationAnsweredAfterItsConnectionClosedIsRemoved() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        try await setOptions(server, bucket: "player", ["shared": true, "presence": "client"])
-        let (leaving, staying, bob) = try await twoPlayers(server)
-        defer { Task { await staying.close() } }
-
-        try await leaving.send(changeMessage(id: "alice", ccid: "l-1", diff: addingDiff(["name": "alice"])))
-        await leaving.close()
-        _ = try await nextCreation(of: "alice", on: staying)
-        let removal = try await nextRemoval(of: "alice", on: staying)
-        #expect(removal["clientid"] == "lockstep-presence")
-        #expect(try await objectKeys(server, "player", as: bob) == [])
+        try await withTwoPlayers(["shared": true, "presence": "client"]) { server, leaving, staying, bob in
+            try await leaving.send(changeMessage(id: "alice", ccid: "l-1", diff: addingDiff(["name": "alice"])))
+            await leaving.close()
+            _ = try await nextCreation(of: "alice", on: staying)
+            let removal = try await nextRemoval(of: "alice", on: staying)
+            #expect(removal["clientid"] == "lockstep-presence")
+            #expect(try await objectKeys(server, "player", as: bob) == [])
+        }
     }
 
     /// Creations in a bucket without presence do not wake the presence service (its options,
     /// read for the change, say so); once presence is set, the very next creation is claimed.
     @Test func presenceSetOnABucketInUseClaimsTheNextCreation() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        try await setOptions(server, bucket: "player", ["shared": true])
-        let (leaving, staying, bob) = try await twoPlayers(server)
-        defer { Task { await staying.close() } }
-        try await leaving.send(changeMessage(id: "before", ccid: "l-1", diff: addingDiff(["name": "alice"])))
-        #expect(try await staying.change()["ccids"] == ["l-1"])
+        try await withTwoPlayers(["shared": true]) { server, leaving, staying, bob in
+            try await leaving.send(changeMessage(id: "before", ccid: "l-1", diff: addingDiff(["name": "alice"])))
+            #expect(try await staying.change()["ccids"] == ["l-1"])
 
-        try await setOptions(server, bucket: "player", ["shared": true, "presence": "client"])
-        try await leaving.send(changeMessage(id: "after", ccid: "l-2", diff: addingDiff(["name": "alice"])))
-        #expect(try await staying.change()["ccids"] == ["l-2"])
-        await leaving.close()
-        let removal = try await nextRemoval(of: "after", on: staying)
-        #expect(removal["clientid"] == "lockstep-presence")
-        #expect(try await objectKeys(server, "player", as: bob) == ["before"], "what was created before presence stays")
+            try await setOptions(server, bucket: "player", ["shared": true, "presence": "client"])
+            try await leaving.send(changeMessage(id: "after", ccid: "l-2", diff: addingDiff(["name": "alice"])))
+            #expect(try await staying.change()["ccids"] == ["l-2"])
+            await leaving.close()
+            let removal = try await nextRemoval(of: "after", on: staying)
+            #expect(removal["clientid"] == "lockstep-presence")
+            #expect(try await objectKeys(server, "player", as: bob) == ["before"], "what was created before presence stays")
+        }
     }
 
     @Test func userPresenceWaitsForTheUsersLastConnection() async throws {
@@ -147,16 +136,23 @@ private func setOptions(_ server: TestServer, bucket: String, _ options: JSONObj
     #expect(response.status == 200)
 }
 
-/// Two users on channel 0 of the `player` bucket: alice's connection, which the test closes,
-/// and bob's, which stays, with bob to read the bucket as.
-private func twoPlayers(_ server: TestServer) async throws -> (leaving: SocketTestClient, staying: SocketTestClient, bob: UserSession) {
+/// Runs `body` on a server whose `player` bucket has `options`, with two users on channel 0 of
+/// it: alice's connection, which the test closes, and bob's, which stays, with bob to read the
+/// bucket as.
+private func withTwoPlayers(
+    _ options: JSONObject, _ body: (TestServer, _ leaving: SocketTestClient, _ staying: SocketTestClient, _ bob: UserSession) async throws -> Void
+) async throws {
+    let server = try await TestServer.start()
+    defer { Task { await server.stop() } }
+    try await setOptions(server, bucket: "player", options)
     let alice = try await server.createUser()
     let bob = try await server.createUser()
     let leaving = try await SocketTestClient.connect(to: server)
     let staying = try await SocketTestClient.connect(to: server)
+    defer { Task { await staying.close() } }
     try await leaving.initialize(bucket: "player", token: alice.token, clientID: "leaving")
     try await staying.initialize(bucket: "player", token: bob.token, clientID: "staying")
-    return (leaving, staying, bob)
+    try await body(server, leaving, staying, bob)
 }
 
 /// The keys of the live objects of a bucket, as the user's index shows them, sorted.
