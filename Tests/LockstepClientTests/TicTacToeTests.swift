@@ -143,7 +143,7 @@ extension TicTacToePlayer {
         let process = try ToolProcess.launch(
             "tictactoe", name: name,
             arguments: ["--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token, "--email", email, "--name", name,
-                "--headless"] + extra)
+                "--store", server.directory.appendingPathComponent("player-\(email)").path, "--headless"] + extra)
         return TicTacToePlayer(process: process, email: email, token: token)
     }
 }

@@ -9,8 +9,10 @@ exits 1. Every view it visits is saved as a screenshot in SCREENSHOT_DIR.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -431,6 +433,9 @@ def scenario_views(driver):
 
 def main():
     os.makedirs(SHOTS, exist_ok=True)
+    # Chromium leaves its singleton socket's directory in TMPDIR behind; give it one to remove.
+    scratch = tempfile.mkdtemp(prefix="lockstep-browser-")
+    os.environ["TMPDIR"] = scratch
     driver = browser()
     try:
         globals()[f"scenario_{SCENARIO}"](driver)
@@ -445,6 +450,7 @@ def main():
         sys.exit(1)
     finally:
         driver.quit()
+        shutil.rmtree(scratch, ignore_errors=True)
     print(f"ok {SCENARIO}")
 
 
