@@ -23,12 +23,14 @@ struct AppCursors {
         positions[app] ?? 0
     }
 
-    /// Where a notified position stands; the cursor moves only with ``pass(_:through:)``, once
-    /// the notification is handled, so a failure leaves it for the next catch-up.
-    func step(_ app: String, at position: Int64) -> Step {
+    /// Where a notified run of positions stands: ``Step/next`` when it takes up right after
+    /// the cursor (or overlaps what was passed, whose rest is then next). The cursor moves only
+    /// with ``pass(_:through:)``, once the notification is handled, so a failure leaves it for
+    /// the next catch-up.
+    func step(_ app: String, at positions: ClosedRange<Int64>) -> Step {
         let last = self.position(of: app)
-        if position <= last { return .passed }
-        return position == last + 1 ? .next : .gap(after: last)
+        if positions.upperBound <= last { return .passed }
+        return positions.lowerBound <= last + 1 ? .next : .gap(after: last)
     }
 
     /// Marks everything up to `position` as followed.

@@ -9,9 +9,10 @@ import Synchronization
 /// change written on one node wakes the long polls (and streams) waiting on every other.
 ///
 /// Each commit of a ``PostgresStore`` sends a small `NOTIFY` from inside its transaction (see
-/// ``ChangeNotification``). The relay keeps one connection of its own that `LISTEN`s; for each
-/// notification from another node it loads the change and hands it to the node's hub with
-/// ``ChangeHub/deliverLocally(_:)``. Changes made on this node are not relayed: the hub
+/// ``ChangeNotification``), one per app, naming the run of the app's commit order it took. The
+/// relay keeps one connection of its own that `LISTEN`s; for each notification from another node
+/// it loads the changes (one by its bucket, a run by its positions) and hands them to the node's
+/// hub with ``ChangeHub/deliverLocally(_:)``. Changes made on this node are not relayed: the hub
 /// already announced them.
 ///
 /// Nothing is lost when the listening connection drops. PostgreSQL delivers notifications in
@@ -220,12 +221,13 @@ public final class PostgresChangeRelay: Service {
 
     private func handle(_ note: ChangeNotification, _ cursors: inout AppCursors) async throws {
         let fromThisNode = note.node == store.nodeID
-        guard note.appSequence > 0 else {
+        guard note.appSequences.upperBound > 0 else {
             // The app has no row, so its commits have no order to follow: pass on what is announced.
             if !fromThisNode, let change = note.change { try await deliver(change) }
             return
         }
-        switch cursors.step(note.appID, at: note.appSequence) {
+        let app = note.appID
+        switch cursors.step(app, at: note.appSequences) {
         case .passed:
             return
         case .next where fromThisNode:
@@ -233,15 +235,15 @@ public final class PostgresChangeRelay: Service {
         case .next:
             if let change = note.change {
                 try await deliver(change)
-                hub.committed(appID: note.appID, bucket: change.scope.bucket)
+                hub.committed(appID: app, bucket: change.scope.bucket)
             } else {
-                try await catchUp(note.appID, after: note.appSequence - 1, through: note.appSequence, &cursors)
+                try await catchUp(app, after: cursors.position(of: app), through: note.appSequences.upperBound, &cursors)
             }
         case .gap(let after):
-            logger.warning("change relay: notifications \(after + 1)..<\(note.appSequence) of app \(note.appID) went missing; reading them")
-            try await catchUp(note.appID, after: after, through: note.appSequence, &cursors)
+            logger.warning("change relay: notifications \(after + 1)..<\(note.appSequences.lowerBound) of app \(app) went missing; reading them")
+            try await catchUp(app, after: after, through: note.appSequences.upperBound, &cursors)
         }
-        cursors.pass(note.appID, through: note.appSequence)
+        cursors.pass(app, through: note.appSequences.upperBound)
     }
 
     private func deliver(_ change: ChangeNotification.Change) async throws {

@@ -10,9 +10,9 @@ extension PostgresStore {
     /// order on every node, so that two nodes' groups never deadlock; while they are held no
     /// other node commits to those buckets, so what is read next (objects, accepted change ids,
     /// histories) is what the plan may rely on. Then ``GroupPlan`` decides, from memory, and
-    /// every row goes in with one statement per table. Each change still gets its own `NOTIFY`
-    /// (in commit order, delivered only if the transaction commits), which the relay on every
-    /// other node follows.
+    /// every row goes in with one statement per table. The group ends with a `NOTIFY` for each app
+    /// it wrote to, naming the run of the app's commit order it took (``ChangeNotification``),
+    /// delivered only if the transaction commits, which the relay on every other node follows.
     public func commit(_ group: ChangeGroup) async throws -> [ChangeOutcome] {
         try await transaction { connection in
             let reads = try await PrefetchedReads.load(for: group, on: connection, logger: logger)
@@ -113,12 +113,9 @@ extension PostgresStore {
 
         // Inside the transaction: PostgreSQL delivers them only if it commits, and in the order
         // sent, which the relay's catch-up relies on.
-        let payloads = writes.accepted.map { accepted in
-            ChangeNotification(
-                node: nodeID, appID: accepted.scope.appID, appSequence: accepted.appSequence, scope: accepted.scope,
-                sequence: accepted.change.sequence
-            ).payload
-        }
+        let payloads = ChangeNotification.of(
+            writes.accepted.lazy.map { ($0.scope, $0.change.sequence, $0.appSequence) }, node: nodeID
+        ).map(\.payload)
         try await Self.rows(connection, logger, """
             SELECT pg_notify(\(configuration.notificationChannel), payload)
             FROM unnest(\(payloads)::text[]) WITH ORDINALITY AS n(payload, position) ORDER BY position

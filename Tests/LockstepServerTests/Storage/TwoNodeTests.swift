@@ -34,6 +34,53 @@ struct TwoNodeTests {
         }
     }
 
+    /// Pipelined changes are committed in groups; a group notifies once per app, naming the
+    /// run of the app's commit order it took, and the other node reads the run back from the
+    /// database: each change reaches its channels there once, in the order it was sent.
+    @Test(.timeLimit(.minutes(2))) func changesCommittedInGroupsReachTheOtherNodeOnceAndInOrder() async throws {
+        try await TwoNodes.with { one, two in
+            let perWriter = 40
+            let users = [try await one.server.createUser(), try await one.server.createUser()]
+            let payloads = try await TwoNodes.withNotifications(of: one) { payloads in
+                var watchers: [SocketTestClient] = []
+                var writers: [SocketTestClient] = []
+                for (index, user) in users.enumerated() {
+                    let watcher = try await SocketTestClient.connect(to: two.server, app: one.server.appID)
+                    try await watcher.initialize(token: user.token, clientID: "watcher-\(index)")
+                    watchers.append(watcher)
+                    let writer = try await SocketTestClient.connect(to: one.server)
+                    try await writer.initialize(token: user.token, clientID: "writer-\(index)")
+                    writers.append(writer)
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, writer) in writers.enumerated() {
+                        group.addTask {
+                            for number in 0..<perWriter {
+                                let ccid = "w\(index)-\(number)"
+                                try await writer.send(changeMessage(id: "k\(number % 7)", ccid: ccid, data: ["n": .integer(Int64(number))]))
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                for (index, watcher) in watchers.enumerated() {
+                    let received = try await watcher.changes(perWriter, timeout: .seconds(30))
+                    #expect(received.compactMap { $0["ccids"]?[0]?.stringValue } == (0..<perWriter).map { "w\(index)-\($0)" })
+                    #expect(received.allSatisfy { $0["error"] == nil }, "\(received.filter { $0["error"] != nil })")
+                    await #expect(throws: (any Error).self, "a change delivered twice") {
+                        try await watcher.changes(1, timeout: .milliseconds(300))
+                    }
+                }
+                for client in watchers + writers { await client.close() }
+                return payloads.drain()
+            }
+            // The groups took runs: one notification for several changes.
+            let notes = try payloads.map { try JSONValue(parsing: $0) }
+            #expect(notes.contains { $0["f"] != nil }, "no group of several changes was notified: \(payloads)")
+            #expect(notes.count < 2 * perWriter, "\(notes.count) notifications for \(2 * perWriter) changes")
+        }
+    }
+
     @Test func concurrentWritesFromBothNodesAllLand() async throws {
         try await TwoNodes.with { one, two in
             let user = try await one.server.createUser()

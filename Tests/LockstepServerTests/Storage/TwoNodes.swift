@@ -1,6 +1,6 @@
 import Foundation
 import LockstepCore
-import LockstepPostgres
+@testable import LockstepPostgres
 import LockstepServer
 import PostgresNIO
 import Testing
@@ -104,6 +104,28 @@ enum TwoNodes {
             try Test.cancel("this test may not signal PostgreSQL's processes (errno \(errno)); run it as root or as postgres")
         }
         return pid
+    }
+
+    /// Runs `body` while a connection of the test's own listens on the nodes' channel, putting
+    /// every payload notified from then on in the mailbox it is given.
+    static func withNotifications<T: Sendable>(of node: TestNode, _ body: @Sendable @escaping (Mailbox<String>) async throws -> T) async throws -> T {
+        try await withAdminConnection(node) { listener in
+            let payloads = Mailbox<String>()
+            return try await listener.listen(on: node.store.configuration.notificationChannel) { notifications in
+                try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        for try await notification in notifications { payloads.deliver(notification.payload) }
+                        return nil
+                    }
+                    group.addTask { try await body(payloads) }
+                    defer { group.cancelAll() }
+                    while let result = try await group.next() {
+                        if let result { return result }
+                    }
+                    throw CancellationError()
+                }
+            }
+        }
     }
 
     private static func relayBackend(of node: TestNode, _ admin: PostgresConnection) async throws -> Int32 {
