@@ -30,6 +30,9 @@ package struct ChangePlanner: Sendable {
         package var change: ChangeRecord
         /// The blobs the object refers to after the change.
         package var blobs: [BlobHash] = []
+        /// The object's data as the store keeps it (``StoredValueCoding``), made once for the size
+        /// check; `nil` when the plan did not need it (a removal).
+        package var storedData: String?
     }
 
     /// Who may add references to which blobs, for one change (see ``BlobReferenceChecking``).
@@ -136,7 +139,8 @@ package struct ChangePlanner: Sendable {
         guard current == nil || data != currentData || Self.removesAgain(intent, from: currentData, stamp: change.stamp) else {
             throw ChangeRejection(.emptyChange, "the change leaves \(change.key) as it is")
         }
-        let size = JSONValue.object(data).jsonBytes.count
+        let storedData = StoredValueCoding.text(data)
+        let size = storedData.utf8.count
         guard size <= limits.maximumObjectBytes else {
             throw ChangeRejection(.tooLarge, "object \(change.key) would be \(size) bytes; the limit is \(limits.maximumObjectBytes)")
         }
@@ -154,6 +158,7 @@ package struct ChangePlanner: Sendable {
             change, current: current, data: data, diff: wire, intent: wire == intent ? nil : intent, isDeleted: false, stamps: stamps,
             mergedWithoutBase: mergedWithoutBase)
         plan.blobs = blobs.sorted()
+        plan.storedData = storedData
         return plan
     }
 

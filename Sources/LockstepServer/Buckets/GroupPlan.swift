@@ -94,7 +94,7 @@ package struct GroupPlan {
         objects[address] = state
         accepted[scope, default: [:]][change.changeID] = record
 
-        writes.objects[address] = object
+        writes.objects[address] = WrittenObject(object: object, storedData: plan.storedData)
         writes.feeds[scope] = feed
         writes.accepted.append(GroupWrites.Accepted(
             scope: scope, change: record, appSequence: appSequence,

@@ -42,6 +42,18 @@ package protocol GroupReads {
     func timeline(at address: ObjectAddress, from version: Int, through current: StoredObject) throws -> ObjectTimeline?
 }
 
+/// An object as a group leaves it.
+package struct WrittenObject: Sendable {
+    package var object: StoredObject
+    /// `object.data` as the store keeps it, when the planner made it already.
+    package var storedData: String?
+
+    /// The text to store for the object's data, made now unless the planner made it.
+    package var dataText: String {
+        storedData ?? StoredValueCoding.text(object.data)
+    }
+}
+
 /// What a group commit writes, and the answer for each of its changes.
 package struct GroupWrites: Sendable {
     /// One accepted change, in commit order.
@@ -61,7 +73,7 @@ package struct GroupWrites: Sendable {
 
     package var accepted: [Accepted] = []
     /// Each object the group changed, as the group left it, with the sequence of its last change.
-    package var objects: [ObjectAddress: StoredObject] = [:]
+    package var objects: [ObjectAddress: WrittenObject] = [:]
     /// Each bucket the group wrote, at its new position.
     package var feeds: [BucketScope: FeedPosition] = [:]
     /// Each app's new last commit position.

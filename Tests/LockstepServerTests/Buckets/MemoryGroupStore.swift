@@ -16,7 +16,7 @@ struct MemoryGroupStore {
         for accepted in writes.accepted {
             changes[ObjectAddress(scope: accepted.scope, key: accepted.change.key), default: []].append(accepted.change)
         }
-        objects.merge(writes.objects) { _, new in new }
+        objects.merge(writes.objects.mapValues(\.object)) { _, new in new }
         feeds.merge(writes.feeds) { _, new in new }
         return writes.outcomes
     }

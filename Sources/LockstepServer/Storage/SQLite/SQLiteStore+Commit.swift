@@ -75,10 +75,11 @@ extension SQLiteStore {
                 version = excluded.version, data = excluded.data, deleted = excluded.deleted,
                 member_stamps = excluded.member_stamps, sequence = excluded.sequence
             """))
-        for (address, object) in writes.objects {
+        for (address, written) in writes.objects {
             let scope = address.scope
+            let object = written.object
             try upsertObject.run(in: scope, [
-                SQLiteArgument(object.key), SQLiteArgument(object.version), SQLiteArgument(StoredValueCoding.text(object.data)),
+                SQLiteArgument(object.key), SQLiteArgument(object.version), SQLiteArgument(written.dataText),
                 SQLiteArgument(object.isDeleted), SQLiteArgument(StoredValueCoding.text(object.memberStamps)), SQLiteArgument(object.sequence),
             ])
         }
