@@ -12,17 +12,19 @@ import Synchronization
 ///
 /// Two stages, each on a ``SerialThread`` of its own, overlap: one commits groups, the other
 /// announces and answers the groups committed. A store that commits by blocking (SQLite) is
-/// committed on the first thread; others (PostgreSQL) from a task, through their asynchronous
-/// commit.
+/// committed on the first thread; others (PostgreSQL) from a task that runs on that thread
+/// (its executor preference), through their asynchronous commit.
 final class ChangeWriter: Sendable {
     private let store: any SyncStore
     private let limits: Limits
     private let clock: ServerClockSource
     private let blobs: any BlobReferenceChecking
     private let announcer: ChangeAnnouncer
-    /// Where groups are committed when the store can commit by blocking (SQLite); `nil`: in a
-    /// task, through the store's asynchronous ``SyncStore/commit(_:)`` (PostgreSQL).
-    private let blocking: (store: any BlockingCommitStore, thread: SerialThread)?
+    /// Where groups are committed: by blocking, for a store that can (SQLite); otherwise by a
+    /// task that prefers this thread, through the store's asynchronous ``SyncStore/commit(_:)``.
+    private let committing = SerialThread(name: "lockstep-commit")
+    /// The store, when it commits by blocking.
+    private let blockingStore: (any BlockingCommitStore)?
     /// Where committed groups are announced and answered, in commit order.
     private let announcing = SerialThread(name: "lockstep-answer")
     private let state = Mutex(State())
@@ -51,7 +53,7 @@ final class ChangeWriter: Sendable {
         self.clock = clock
         self.blobs = blobs
         self.announcer = announcer
-        blocking = (store as? any BlockingCommitStore).map { ($0, SerialThread(name: "lockstep-commit")) }
+        blockingStore = store as? any BlockingCommitStore
     }
 
     /// Queues a change and returns what became of it once its group is durable.
@@ -73,10 +75,10 @@ final class ChangeWriter: Sendable {
             return !state.isWriting
         }
         guard startsWriting else { return }
-        if let blocking {
-            blocking.thread.start { self.writeWhileQueued(to: blocking.store) }
+        if let blockingStore {
+            committing.start { self.writeWhileQueued(to: blockingStore) }
         } else {
-            Task { await self.writeWhileQueued() }
+            Task(executorPreference: committing) { await self.writeWhileQueued() }
         }
     }
 

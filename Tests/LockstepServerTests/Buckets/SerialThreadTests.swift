@@ -1,5 +1,6 @@
 @testable import LockstepServer
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 
@@ -58,6 +59,27 @@ struct SerialThreadTests {
         await thread.run {}
         #expect(thread.threads.started == 2)
     }
+
+    @Test("a task that prefers the thread runs there, before and after each suspension")
+    func aTaskThatPrefersTheThreadRunsOnIt() async throws {
+        let thread = SerialThread(name: "lockstep-test-x")
+        let seen = await Task(executorPreference: thread) { () -> [String?] in
+            var names = [currentThreadName()]
+            for _ in 0..<3 {
+                // Resumed from elsewhere (a timer): the job comes back to the thread.
+                try? await Task.sleep(for: .milliseconds(5))
+                names.append(currentThreadName())
+            }
+            return names
+        }.value
+        #expect(seen == Array(repeating: "lockstep-test-x", count: 4))
+        #expect(thread.threads.started >= 1)
+    }
+}
+
+/// The name of the thread this runs on (`Thread.current` may not be read from async code directly).
+private func currentThreadName() -> String? {
+    Thread.current.name
 }
 
 extension SerialThread {
