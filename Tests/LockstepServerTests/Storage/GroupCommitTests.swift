@@ -25,6 +25,38 @@ struct GroupCommitTests {
         }
     }
 
+    /// Change ids accepted by earlier groups, in two buckets and with characters that need
+    /// escaping, are found when a later group resends them among new ones: each bucket's ids are
+    /// looked up together, and only that bucket's.
+    @Test(arguments: StoreKind.allCases)
+    func changeIDsAcceptedEarlierAreFoundAmongNewOnes(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            let app = try await insertTestApp(store)
+            let notes = StoreWriter(store: store, scope: BucketScope(appID: app, owner: .user("u1"), bucket: "notes"))
+            let tasks = StoreWriter(store: store, scope: BucketScope(appID: app, owner: .user("u1"), bucket: "tasks"))
+            let odd = [#"quote "q" and \ back"#, "naïve ☃ \u{1F600}", "tab\tnewline\n", "[\"x\"]"]
+            let first = try await store.commit(ChangeGroup(
+                requests: odd.map { ChangeRequest(scope: notes.scope, change: notes.change("k-\($0)", ["n": 1], changeID: $0)) },
+                time: 1, limits: Limits()))
+            let originals = try first.map { try StoreWriter.committed($0).0 }
+
+            // The same ids again in notes (duplicates), and in tasks, where they are new.
+            let again = try await store.commit(ChangeGroup(
+                requests: odd.flatMap { id in [
+                    ChangeRequest(scope: notes.scope, change: notes.change("k-\(id)", ["n": 2], changeID: id)),
+                    ChangeRequest(scope: tasks.scope, change: tasks.change("k-\(id)", ["n": 2], changeID: id)),
+                ] } + [ChangeRequest(scope: notes.scope, change: notes.change("fresh", ["n": 2], changeID: "fresh"))],
+                time: 2, limits: Limits()))
+            for (index, id) in odd.enumerated() {
+                let repeated = try StoreWriter.rejection(again[2 * index])
+                #expect(repeated.reason == .duplicate && repeated.original == originals[index], "\(id)")
+                #expect(try StoreWriter.committed(again[2 * index + 1]).0.changeID == id)
+                #expect(try await store.object(notes.scope, key: "k-\(id)")?.data == ["n": 1])
+            }
+            #expect(try StoreWriter.committed(again[again.count - 1]).0.changeID == "fresh")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aRefusedChangeIsRefusedAlone(_ kind: StoreKind) async throws {
         try await TestStores.with(kind) { store in

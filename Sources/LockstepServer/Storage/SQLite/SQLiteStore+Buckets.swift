@@ -163,6 +163,10 @@ extension SQLiteStore {
         WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ?
         """
     private static let changeByIDSQL = "SELECT \(changeColumns) FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id = ?"
+    private static let changesByIDSQL = """
+        SELECT \(changeColumns) FROM changes
+        WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id IN (SELECT value FROM json_each(?))
+        """
 
     static func object(_ db: Database, _ address: ObjectAddress) throws -> StoredObject? {
         try DirectStatement(db.cachedStatement(sql: objectSQL)).firstRow(in: address.scope, [SQLiteArgument(address.key)]) { columns in
@@ -174,6 +178,12 @@ extension SQLiteStore {
 
     static func change(_ db: Database, _ scope: BucketScope, changeID: String) throws -> ChangeRecord? {
         try DirectStatement(db.cachedStatement(sql: changeByIDSQL)).firstRow(in: scope, [SQLiteArgument(changeID)], change)
+    }
+
+    /// The changes of a bucket with any of the client change ids `changeIDs`, in one statement.
+    static func changes(_ db: Database, _ scope: BucketScope, changeIDs: [String]) throws -> [ChangeRecord] {
+        let ids = JSONValue.array(changeIDs.map(JSONValue.string)).description
+        return try DirectStatement(db.cachedStatement(sql: changesByIDSQL)).rows(in: scope, [.text(ids)], change)
     }
 
     /// The columns ``change(_:)`` reads, in its order.

@@ -11,7 +11,7 @@ extension SQLiteStore {
     private func commit(_ group: ChangeGroup, _ db: Database) throws -> [ChangeOutcome] {
         try Self.inWriteTransaction(db) {
             var plan = GroupPlan(group)
-            let writes = try plan.run(reading: SQLiteGroupReads(store: self, db: db))
+            let writes = try plan.run(reading: SQLiteGroupReads(store: self, db: db, group: group))
             try Self.persist(writes, committedAt: group.time, db)
             for (appID, sequence) in writes.appSequences { self.appSequences.advance(appID, to: sequence) }
             return writes.outcomes
@@ -91,6 +91,21 @@ extension SQLiteStore {
 private struct SQLiteGroupReads: GroupReads {
     let store: SQLiteStore
     let db: Database
+    /// The group's change ids that were accepted before it: every change's id is looked up,
+    /// and one statement a bucket costs less than one a change.
+    private var accepted: [BucketScope: [String: ChangeRecord]] = [:]
+
+    init(store: SQLiteStore, db: Database, group: ChangeGroup) throws {
+        self.store = store
+        self.db = db
+        var changeIDs: [BucketScope: [String]] = [:]
+        for request in group.requests { changeIDs[request.scope, default: []].append(request.change.changeID) }
+        for (scope, ids) in changeIDs {
+            for record in try SQLiteStore.changes(db, scope, changeIDs: ids) {
+                accepted[scope, default: [:]][record.changeID] = record
+            }
+        }
+    }
 
     func feedPosition(of scope: BucketScope) throws -> FeedPosition {
         let version = try SQLiteStore.ensureBucket(db, scope)
@@ -106,7 +121,7 @@ private struct SQLiteGroupReads: GroupReads {
     }
 
     func acceptedChange(_ scope: BucketScope, changeID: String) throws -> ChangeRecord? {
-        try SQLiteStore.change(db, scope, changeID: changeID)
+        accepted[scope]?[changeID]
     }
 
     func timeline(at address: ObjectAddress, from version: Int, through current: StoredObject) throws -> ObjectTimeline? {
