@@ -63,11 +63,10 @@ public struct BucketService: Sendable {
         _ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor, onlyIfAbsent: Bool = false,
         then completion: @escaping @Sendable (Result<ChangeEvent, any Error>) -> Void
     ) {
-        guard EntityName.isValid(change.key) else {
-            return completion(.failure(ChangeRejection(.badRequest, "\"\(change.key)\" is not a valid object id: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")))
-        }
-        guard !change.changeID.isEmpty, change.changeID.utf8.count <= 256, !change.changeID.utf8.contains(0) else {
-            return completion(.failure(ChangeRejection(.badRequest, "a change needs a ccid of 1 to 256 characters, none of them NUL")))
+        do {
+            try Self.checkNames(of: change)
+        } catch {
+            return completion(.failure(error))
         }
         let logger = logger
         writer.enqueue(ChangeRequest(scope: scope, change: change, author: author, onlyIfAbsent: onlyIfAbsent)) { result in
@@ -86,6 +85,17 @@ public struct BucketService: Sendable {
                     return .failure(rejection)
                 }
             })
+        }
+    }
+
+    /// Refuses a change whose object id or client change id the store cannot take, before it
+    /// is queued (``submit(_:to:by:onlyIfAbsent:then:)`` checks again).
+    static func checkNames(of change: IncomingChange) throws(ChangeRejection) {
+        guard EntityName.isValid(change.key) else {
+            throw ChangeRejection(.badRequest, "\"\(change.key)\" is not a valid object id: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")
+        }
+        guard !change.changeID.isEmpty, change.changeID.utf8.count <= 256, !change.changeID.utf8.contains(0) else {
+            throw ChangeRejection(.badRequest, "a change needs a ccid of 1 to 256 characters, none of them NUL")
         }
     }
 }

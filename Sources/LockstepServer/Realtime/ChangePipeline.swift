@@ -14,8 +14,9 @@ final class ChangePipeline: Sendable {
     private struct State {
         var inFlight = 0
         var waiter: CheckedContinuation<Void, Never>?
-        /// Whoever waits for every change to be answered (``drained()``).
-        var drainWaiter: CheckedContinuation<Void, Never>?
+        /// Whoever waits for every change to be answered (``drained()``): the connection's
+        /// end, and its reader before it answers a change it refused itself.
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     init(limit: Int) {
@@ -48,7 +49,7 @@ final class ChangePipeline: Sendable {
 
     /// Gives a place back: its change is durable, or was refused, and was answered.
     func release() {
-        let (admitted, drained) = state.withLock { state -> (CheckedContinuation<Void, Never>?, CheckedContinuation<Void, Never>?) in
+        let (admitted, drained) = state.withLock { state -> (CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             state.inFlight -= 1
             var admitted: CheckedContinuation<Void, Never>?
             if let waiter = state.waiter, state.inFlight < limit {
@@ -56,12 +57,12 @@ final class ChangePipeline: Sendable {
                 state.waiter = nil
                 admitted = waiter
             }
-            guard state.inFlight == 0 else { return (admitted, nil) }
-            defer { state.drainWaiter = nil }
-            return (admitted, state.drainWaiter)
+            guard state.inFlight == 0 else { return (admitted, []) }
+            defer { state.drainWaiters = [] }
+            return (admitted, state.drainWaiters)
         }
         admitted?.resume()
-        drained?.resume()
+        for waiter in drained { waiter.resume() }
     }
 
     /// Returns once every change given a place has given it back: what the connection sent is
@@ -70,7 +71,7 @@ final class ChangePipeline: Sendable {
         await withCheckedContinuation { continuation in
             let isDrained = state.withLock { state in
                 guard state.inFlight > 0 else { return true }
-                state.drainWaiter = continuation
+                state.drainWaiters.append(continuation)
                 return false
             }
             if isDrained { continuation.resume() }

@@ -8,24 +8,29 @@ extension SocketDispatcher {
     /// An accepted change is not answered here: once its group is durable the hub announces
     /// it to every channel of the bucket, this one included, and that announcement is the
     /// sender's acknowledgement. A refused change is answered to this channel only, as
-    /// `N:c:[{"clientid","id","ccids","error","message"}]`: in its place among the answers when the
-    /// store refused it (``ChangeWriter``), at once when it could not be read or authorized.
+    /// `N:c:[{"clientid","id","ccids","error","message"}]`, always in its place among the
+    /// answers: when the store refused it (``ChangeWriter``), and when it could not be read,
+    /// named or authorized, once the changes this connection sent before it are answered.
     func change(_ session: ChannelSession, _ payload: String?) async {
         let refusals = ChangeRefusals(connection: connection, session: session)
         let message: JSONValue
         do {
             message = try JSONValue(parsing: payload ?? "")
         } catch {
+            await connection.pipeline.drained()
             return refusals.refuse(code: 400, "the change is not valid JSON: \(error)", message: nil)
         }
         let change: IncomingChange
         let scope: BucketScope
         do {
             change = try ChangeMessage.parse(message, clientID: session.clientID)
+            try BucketService.checkNames(of: change)
             // The role was decided at `init`; losing it revokes the channel.
             try await services.authorize(session.access, for: session.identity, writing: true)
             scope = session.access.scope
         } catch {
+            // Nothing sent after it is read until it is answered, so this keeps the order whole.
+            await connection.pipeline.drained()
             return refusals.refuse(error, message: message)
         }
         let connection = connection

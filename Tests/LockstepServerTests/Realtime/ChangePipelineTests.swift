@@ -36,4 +36,15 @@ struct ChangePipelineTests {
         pipeline.release()
         await drained.value
     }
+
+    /// The connection's reader (answering a change it refused) and its end may wait at once.
+    @Test("every task waiting for the pipeline to drain resumes")
+    func everyWaiterResumes() async throws {
+        let pipeline = ChangePipeline(limit: 4)
+        await pipeline.reserve()
+        let waiters = (0..<3).map { _ in Task { await pipeline.drained() } }
+        try await Task.sleep(for: .milliseconds(20))
+        pipeline.release()
+        for waiter in waiters { await waiter.value }
+    }
 }

@@ -28,6 +28,9 @@ struct GroupCommitIsolationTests {
                 Plan(prefix: "b", bad: ("b-bad", changeMessage(id: "b-3", ccid: "b-bad", sv: 1, diff: ["text": ["o": "d", "v": "=999\t+x"]]), 440)),
                 // A base version that never existed.
                 Plan(prefix: "c", bad: ("c-bad", changeMessage(id: "c-3", ccid: "c-bad", sv: 7, diff: ["n": ["o": "r", "v": 70]]), 405)),
+                // An object id the store cannot take: refused before it is queued, and answered
+                // only once the changes sent before it are.
+                Plan(prefix: "d", bad: ("d-bad", changeMessage(id: "not an id!", ccid: "d-bad", data: ["text": "no"]), 400)),
             ]
             let clients = try await Self.connect(plans, to: server, as: user)
             defer { Task { for client in clients { await client.close() } } }
