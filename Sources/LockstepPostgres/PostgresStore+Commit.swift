@@ -92,7 +92,7 @@ extension PostgresStore {
             INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
             SELECT * FROM unnest(
                 \(addresses.map(\.scope.appID))::text[], \(addresses.map(\.scope.ownerKey))::text[], \(addresses.map(\.scope.bucket))::text[],
-                \(objects.map(\.key))::text[], \(objects.map { Int64($0.version) })::bigint[], \(written.map(\.dataText))::text[],
+                \(objects.map(\.key))::text[], \(objects.map { Int64($0.version) })::bigint[], \(written.map(\.storedData))::text[],
                 \(objects.map(\.isDeleted))::boolean[], \(objects.map { StoredValueCoding.text($0.memberStamps) })::text[],
                 \(objects.map(\.sequence))::bigint[])
             ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET

@@ -30,9 +30,9 @@ package struct ChangePlanner: Sendable {
         package var change: ChangeRecord
         /// The blobs the object refers to after the change.
         package var blobs: [BlobHash] = []
-        /// The object's data as the store keeps it (``StoredValueCoding``), made once for the size
-        /// check; `nil` when the plan did not need it (a removal).
-        package var storedData: String?
+        /// The object's data as the store keeps it (``StoredValueCoding``), made once: an edit's
+        /// size check needs it too.
+        package var storedData: String
     }
 
     /// Who may add references to which blobs, for one change (see ``BlobReferenceChecking``).
@@ -155,10 +155,9 @@ package struct ChangePlanner: Sendable {
         for name in intent.operations.keys { stamps[name] = change.stamp }
         stamps = Self.stamps(stamps, keepingRemovalsUpTo: limits.removedMemberStampsPerObject, in: data)
         var plan = plan(
-            change, current: current, data: data, diff: wire, intent: wire == intent ? nil : intent, isDeleted: false, stamps: stamps,
-            mergedWithoutBase: mergedWithoutBase)
+            change, current: current, data: data, storedData: storedData, diff: wire, intent: wire == intent ? nil : intent,
+            isDeleted: false, stamps: stamps, mergedWithoutBase: mergedWithoutBase)
         plan.blobs = blobs.sorted()
-        plan.storedData = storedData
         return plan
     }
 
@@ -202,8 +201,8 @@ package struct ChangePlanner: Sendable {
     }
 
     private func plan(
-        _ change: IncomingChange, current: StoredObject?, data: JSONObject, diff: ObjectDiff?, intent: ObjectDiff?, isDeleted: Bool,
-        stamps: [String: EditStamp], mergedWithoutBase: Bool = false
+        _ change: IncomingChange, current: StoredObject?, data: JSONObject, storedData: String? = nil, diff: ObjectDiff?,
+        intent: ObjectDiff?, isDeleted: Bool, stamps: [String: EditStamp], mergedWithoutBase: Bool = false
     ) -> Plan {
         let version = (current?.version ?? 0) + 1
         return Plan(
@@ -211,6 +210,7 @@ package struct ChangePlanner: Sendable {
             change: ChangeRecord(
                 sequence: 0, key: change.key, operation: isDeleted ? .remove : .modify, sourceVersion: current?.version,
                 endVersion: version, diff: diff, intent: intent, mergedWithoutBase: mergedWithoutBase, clientID: change.clientID,
-                changeID: change.changeID, editTime: change.editTime))
+                changeID: change.changeID, editTime: change.editTime),
+            storedData: storedData ?? StoredValueCoding.text(data))
     }
 }

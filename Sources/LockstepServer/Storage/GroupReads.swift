@@ -45,13 +45,8 @@ package protocol GroupReads {
 /// An object as a group leaves it.
 package struct WrittenObject: Sendable {
     package var object: StoredObject
-    /// `object.data` as the store keeps it, when the planner made it already.
-    package var storedData: String?
-
-    /// The text to store for the object's data, made now unless the planner made it.
-    package var dataText: String {
-        storedData ?? StoredValueCoding.text(object.data)
-    }
+    /// `object.data` as the store keeps it, as the planner made it.
+    package var storedData: String
 }
 
 /// What a group commit writes, and the answer for each of its changes.

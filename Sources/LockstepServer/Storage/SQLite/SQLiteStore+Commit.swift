@@ -79,7 +79,7 @@ extension SQLiteStore {
             let scope = address.scope
             let object = written.object
             try upsertObject.run(in: scope, [
-                SQLiteArgument(object.key), SQLiteArgument(object.version), SQLiteArgument(written.dataText),
+                SQLiteArgument(object.key), SQLiteArgument(object.version), SQLiteArgument(written.storedData),
                 SQLiteArgument(object.isDeleted), SQLiteArgument(StoredValueCoding.text(object.memberStamps)), SQLiteArgument(object.sequence),
             ])
         }
