@@ -158,13 +158,15 @@ extension SQLiteStore {
 
     /// Every commit reads its objects and looks its changes' ids up: these queries' texts are
     /// made once, not at each lookup.
-    private static let objectSQL = """
+    static let objectSQL = """
         SELECT key, version, data, deleted, member_stamps, sequence FROM objects
         WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ?
         """
     private static let changeByIDSQL = "SELECT \(changeColumns) FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id = ?"
-    private static let changesByIDSQL = """
-        SELECT \(changeColumns) FROM changes
+    /// Named to SQLite: left to choose, it reads the whole bucket through the primary key and
+    /// tests each row against the list, a cost that grows with the bucket's history.
+    static let changesByIDSQL = """
+        SELECT \(changeColumns) FROM changes INDEXED BY changes_by_change_id
         WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id IN (SELECT value FROM json_each(?))
         """
 
