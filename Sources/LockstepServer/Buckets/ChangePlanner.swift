@@ -101,14 +101,14 @@ package struct ChangePlanner: Sendable {
         var applied: JSONObject?
         do {
             if sourceVersion == currentVersion {
-                intent = edit.diff(against: currentData)
-                applied = try intent.apply(to: currentData)
+                let edited = try edit.applied(to: currentData)
+                intent = edited.diff
+                applied = edited.result
             } else if let history, history.reaches(sourceVersion), history.latestVersion == currentVersion,
                 let base = try history.data(at: sourceVersion)
             {
                 baseData = base
-                let diff = edit.diff(against: base)
-                _ = try diff.apply(to: base)
+                let diff = try edit.applied(to: base).diff
                 intent = try MergeRules.rebase(
                     diff, stamp: change.stamp, base: base,
                     over: history.changes(after: sourceVersion).map { ($0.rebaseDiff ?? ObjectDiff(), $0.stamp) })

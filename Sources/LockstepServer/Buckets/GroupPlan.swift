@@ -108,8 +108,10 @@ package struct GroupPlan {
         return try reads.acceptedChange(scope, changeID: changeID)
     }
 
+    /// The object's state, taken out of `objects` until the change puts it back: a state left
+    /// there would be shared, and the first append to its changes would copy them all.
     private mutating func objectState(_ address: ObjectAddress, _ reads: some GroupReads) throws -> ObjectState {
-        if let state = objects[address] { return state }
+        if let state = objects.removeValue(forKey: address) { return state }
         let stored = try reads.object(at: address)
         return ObjectState(stored: stored, current: stored)
     }

@@ -31,13 +31,18 @@ enum ObjectEdit {
         return current["version"] == nil && current["data"] == nil
     }
 
-    /// The edit as a diff against `base`, the version the client made it against.
-    func diff(against base: JSONObject) -> ObjectDiff {
+    /// The edit as a diff against `base`, the version the client made it against, and the object
+    /// it leaves. A client's diff is applied, which also checks that it fits `base`. The whole
+    /// object, or `base` with the members merged in, is the result as it stands: applying the
+    /// diff made from it would only give it back (the law `applyOfDiffGivesTheTarget` checks).
+    func applied(to base: JSONObject) throws(DiffError) -> (diff: ObjectDiff, result: JSONObject) {
+        let object: JSONObject
         switch self {
-        case .diff(let diff): diff
-        case .whole(let object, _): ObjectDiff(from: base, to: object)
-        case .members(let members): ObjectDiff(from: base, to: base.merging(members) { _, new in new })
+        case .diff(let diff): return (diff, try diff.apply(to: base))
+        case .whole(let whole, _): object = whole
+        case .members(let members): object = base.merging(members) { _, new in new }
         }
+        return (ObjectDiff(from: base, to: object), object)
     }
 
     /// The edit merged into `current` member by member, for a change whose base is gone, as a
