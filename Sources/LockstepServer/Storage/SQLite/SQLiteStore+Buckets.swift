@@ -163,11 +163,14 @@ extension SQLiteStore {
         WHERE app_id = ? AND owner = ? AND bucket = ? AND key = ?
         """
     private static let changeByIDSQL = "SELECT \(changeColumns) FROM changes WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id = ?"
-    /// Named to SQLite: left to choose, it reads the whole bucket through the primary key and
-    /// tests each row against the list, a cost that grows with the bucket's history.
+    /// Each id probes the change-id index, in the order SQLite is given. Left to choose, SQLite
+    /// read the whole bucket through the primary key and tested each row against the list, a
+    /// cost that grew with the bucket's history; as `change_id IN (SELECT …)` it built a table
+    /// of the ids first, which cost a group of one change more than the lookup itself.
     static let changesByIDSQL = """
-        SELECT \(changeColumns) FROM changes INDEXED BY changes_by_change_id
-        WHERE app_id = ? AND owner = ? AND bucket = ? AND change_id IN (SELECT value FROM json_each(?))
+        SELECT \(changeColumns(of: "c")) FROM json_each(?4) AS wanted
+        CROSS JOIN changes AS c INDEXED BY changes_by_change_id
+        WHERE c.app_id = ?1 AND c.owner = ?2 AND c.bucket = ?3 AND c.change_id = wanted.value
         """
 
     static func object(_ db: Database, _ address: ObjectAddress) throws -> StoredObject? {
@@ -183,7 +186,9 @@ extension SQLiteStore {
     }
 
     /// The changes of a bucket with any of the client change ids `changeIDs`, in one statement.
+    /// A single id is looked up alone, which costs less than reading it from a list.
     static func changes(_ db: Database, _ scope: BucketScope, changeIDs: [String]) throws -> [ChangeRecord] {
+        if changeIDs.count == 1 { return try change(db, scope, changeID: changeIDs[0]).map { [$0] } ?? [] }
         let ids = JSONValue.array(changeIDs.map(JSONValue.string)).description
         return try DirectStatement(db.cachedStatement(sql: changesByIDSQL)).rows(in: scope, [.text(ids)], change)
     }
@@ -192,6 +197,11 @@ extension SQLiteStore {
     static let changeColumns =
         "sequence, key, operation, source_version, end_version, diff, intent, merged_without_base, client_id, change_id, edit_time"
     static let changeColumnCount: Int32 = 11
+
+    /// ``changeColumns`` of the table named `alias` in a query.
+    static func changeColumns(of alias: String) -> String {
+        changeColumns.split(separator: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
 
     /// An entry of an app's feed: a row of ``changeColumns`` followed by `owner, app_sequence`.
     static func appFeedEntry(_ columns: SQLiteColumns) throws -> AppFeedEntry {
