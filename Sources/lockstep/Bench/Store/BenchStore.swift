@@ -30,6 +30,9 @@ struct BenchStore: AsyncParsableCommand {
     @Option(name: .customLong("single-flush-changes"), help: "Changes of the one-flush-per-change figure.")
     var singleFlushChanges = 1_000
 
+    @Option(help: "Changes sent through the server, untimed, before the measured ones: a history in its buckets, for costs that grow with it.")
+    var history = 0
+
     @Option(help: "Changes per transaction of the raw baseline.")
     var batch = 1_000
 
@@ -42,8 +45,9 @@ struct BenchStore: AsyncParsableCommand {
     var serverWrapper: String?
 
     func validate() throws {
-        guard connections > 0, changes >= connections, singleFlushChanges > 0, batch > 0 else {
-            throw ValidationError("--connections, --changes, --single-flush-changes and --batch must be positive, with at least one change per connection")
+        guard connections > 0, changes >= connections, singleFlushChanges > 0, batch > 0, history >= 0 else {
+            throw ValidationError(
+                "--connections, --changes, --single-flush-changes and --batch must be positive, with at least one change per connection; --history at least 0")
         }
     }
 
@@ -52,7 +56,8 @@ struct BenchStore: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         say("\(changes) changes through the server from \(connections) connections; raw baseline in batches of \(batch); "
-            + "\(singleFlushChanges) changes committed one per flush by \(connections) writers.")
+            + "\(singleFlushChanges) changes committed one per flush by \(connections) writers."
+            + (history > 0 ? " The server's buckets first take \(history) changes, untimed; the raw and one-flush figures start fresh." : ""))
         say(Self.row("store", "figure", "changes", "seconds", "changes/s", "× one flush"))
 
         try await measure(name: "SQLite", stores: StoreFactory.sqlite(directory: directory))
@@ -67,7 +72,7 @@ struct BenchStore: AsyncParsableCommand {
         let raw = try await RawBaseline.measure(stores.fresh(), changes: changes, batch: batch)
         let single = try await Self.singleFlush(try await stores.fresh(), changes: singleFlushChanges, writers: connections)
         let server = try await ServerLoad.measure(
-            stores.fresh(), connections: connections, changes: changes, wrapper: serverWrapper?.split(separator: " ").map(String.init) ?? [])
+            stores.fresh(), connections: connections, changes: changes, history: history, wrapper: serverWrapper?.split(separator: " ").map(String.init) ?? [])
         for (figure, result) in [("raw, batched", raw), ("one flush per change", single), ("server, group commit", server.result)] {
             say(Self.row(
                 name, figure, String(result.changes), String(format: "%.2f", result.seconds), String(Int(result.rate.rounded())),

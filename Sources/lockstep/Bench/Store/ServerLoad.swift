@@ -17,8 +17,13 @@ enum ServerLoad {
         var cpuPerChange: Double
     }
 
-    /// - Parameter wrapper: a command the server runs under (a profiler), or none.
-    static func measure(_ fresh: StoreFactory.Fresh, connections: Int, changes: Int, wrapper: [String] = []) async throws -> Result {
+    /// - Parameters:
+    ///   - history: changes sent through the server, untimed, before the measured ones, so that
+    ///     the buckets hold a history (costs that grow with it show only then).
+    ///   - wrapper: a command the server runs under (a profiler), or none.
+    static func measure(
+        _ fresh: StoreFactory.Fresh, connections: Int, changes: Int, history: Int = 0, wrapper: [String] = []
+    ) async throws -> Result {
         var logger = Logger(label: "lockstep-bench")
         logger.logLevel = .error
         let services = LockstepServices(store: fresh.store, limits: Limits(), clock: ServerClockSource(), logger: logger)
@@ -46,7 +51,8 @@ enum ServerLoad {
         try await BenchProcesses.waitUntilUp("http://127.0.0.1:\(port)/health", client: http)
 
         let socketURL = "ws://127.0.0.1:\(port)/sock/1/\(app.appID)/websocket"
-        let acknowledged = Mutex(0)
+        // Acknowledgements counted against the end of the current phase, which is signalled once.
+        let acknowledged = Mutex((count: 0, target: history > 0 ? history : changes))
         let (finished, finish) = AsyncStream.makeStream(of: Void.self)
         var sockets: [BenchSocket] = []
         for connection in 0..<connections {
@@ -61,31 +67,24 @@ enum ServerLoad {
                 let count = message.occurrences(of: #""ccids":[""#)
                 let errors = message.occurrences(of: #""error":"#)
                 if errors > 0 { say("  a change was refused: \(message.prefix(300))") }
-                let done = acknowledged.withLock { acknowledged in
-                    acknowledged += count
-                    return acknowledged >= changes
+                let reached = acknowledged.withLock { acknowledged in
+                    let before = acknowledged.count
+                    acknowledged.count += count
+                    return before < acknowledged.target && acknowledged.count >= acknowledged.target
                 }
-                if done { finish.yield() }
+                if reached { finish.yield() }
             })
+        }
+        var phases = finished.makeAsyncIterator()
+        if history > 0 {
+            try await pipeline(history, over: sockets, changeIDPrefix: "h", firstIndex: 0)
+            await phases.next()
+            acknowledged.withLock { $0 = (count: 0, target: changes) }
         }
         let cpu = CPUTime(including: [server.pid])
         let started = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (connection, socket) in sockets.enumerated() {
-                let share = changes / connections + (connection < changes % connections ? 1 : 0)
-                group.addTask {
-                    for index in 0..<share {
-                        let fields: JSONValue = [
-                            "id": .string("object-\(index % 10)"), "ccid": .string("c\(connection)-\(index)"), "o": "M",
-                            "d": .object(BenchChange.data(index: index)),
-                        ]
-                        try await socket.send("0:c:\(fields)")
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        for await _ in finished { break }
+        try await pipeline(changes, over: sockets, changeIDPrefix: "c", firstIndex: history)
+        await phases.next()
         let rate = BenchRate(changes: changes, since: started)
         let serverCPU = cpu.elapsed()
         for socket in sockets { await socket.close() }
@@ -99,6 +98,29 @@ enum ServerLoad {
         return Result(
             result: rate, meanGroup: groups > 0 ? value("lockstep_commit_group_size_sum") / groups : 0,
             cpuPerChange: serverCPU * 1e6 / Double(changes))
+    }
+}
+
+extension ServerLoad {
+    /// Sends `changes` shared among the sockets, each pipelining its share without waiting. Each
+    /// change's data is made from its index, counted from `firstIndex`, so that a phase never
+    /// sets an object to what an earlier phase left (a change that changes nothing is refused).
+    fileprivate static func pipeline(_ changes: Int, over sockets: [BenchSocket], changeIDPrefix: String, firstIndex: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (connection, socket) in sockets.enumerated() {
+                let share = changes / sockets.count + (connection < changes % sockets.count ? 1 : 0)
+                group.addTask {
+                    for index in firstIndex..<firstIndex + share {
+                        let fields: JSONValue = [
+                            "id": .string("object-\(index % 10)"), "ccid": .string("\(changeIDPrefix)\(connection)-\(index)"), "o": "M",
+                            "d": .object(BenchChange.data(index: index)),
+                        ]
+                        try await socket.send("0:c:\(fields)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 }
 
