@@ -93,18 +93,20 @@ private struct SQLiteGroupReads: GroupReads {
     let db: Database
     /// The group's change ids that were accepted before it: every change's id is looked up,
     /// and one statement a bucket costs less than one a change.
-    private var accepted: [BucketScope: [String: ChangeRecord]] = [:]
+    private let accepted: [BucketScope: [String: ChangeRecord]]
 
     init(store: SQLiteStore, db: Database, group: ChangeGroup) throws {
         self.store = store
         self.db = db
         var changeIDs: [BucketScope: [String]] = [:]
         for request in group.requests { changeIDs[request.scope, default: []].append(request.change.changeID) }
+        var accepted: [BucketScope: [String: ChangeRecord]] = [:]
         for (scope, ids) in changeIDs {
             for record in try SQLiteStore.changes(db, scope, changeIDs: ids) {
                 accepted[scope, default: [:]][record.changeID] = record
             }
         }
+        self.accepted = accepted
     }
 
     func feedPosition(of scope: BucketScope) throws -> FeedPosition {
