@@ -36,6 +36,8 @@ public struct LockstepServices: Sendable {
     public let startedAt: Int64
     /// What moves in each app, for the console's live views.
     let consoleSignals: ConsoleSignals
+    /// Paces the writes of live changes to each event loop's sockets.
+    let drainPacers: DrainPacers
 
     /// - Parameter blobDirectory: where blobs are kept (every node of a PostgreSQL deployment
     ///   must see the same directory); `nil` keeps none, and refuses every reference to one.
@@ -45,6 +47,7 @@ public struct LockstepServices: Sendable {
         self.clock = clock
         self.logger = logger
         self.hub = ChangeHub()
+        self.drainPacers = DrainPacers(lingerSeconds: limits.announcementLingerSeconds)
         self.startedAt = clock.now()
         let optionsCache = BucketOptionsCache(store: store)
         self.optionsCache = optionsCache

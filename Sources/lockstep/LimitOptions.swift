@@ -37,6 +37,8 @@ struct LimitOptions: ParsableArguments {
     var heartbeatTimeoutSeconds: Double?
     @Option(name: .customLong("outgoing-buffer-bytes"), help: "Bytes queued for a streaming connection before it is closed as a slow reader.")
     var outgoingBufferBytes: Int?
+    @Option(name: .customLong("announcement-linger-seconds"), help: "How long an event loop that just wrote live changes waits to write the next, so a busy socket takes them in one write; 0: at once (default 0.005).")
+    var announcementLingerSeconds: Double?
     @Option(name: .customLong("incoming-buffer-bytes"), help: "Bytes received from a streaming connection and not yet handled before the server stops reading it.")
     var incomingBufferBytes: Int?
     @Option(name: .customLong("messages-per-second"), help: "Messages other than changes a streaming connection may send per second (default 500).")
@@ -115,6 +117,10 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(changesLongPollSeconds, "LOCKSTEP_CHANGES_WAIT_SECONDS") { limits.changesLongPollSeconds = value }
         if let value = try pick(heartbeatTimeoutSeconds, "LOCKSTEP_HEARTBEAT_TIMEOUT_SECONDS") { limits.heartbeatTimeoutSeconds = value }
         if let value = try pick(outgoingBufferBytes, "LOCKSTEP_OUTGOING_BUFFER_BYTES") { limits.outgoingBufferBytes = value }
+        if let value = try pick(announcementLingerSeconds, "LOCKSTEP_ANNOUNCEMENT_LINGER_SECONDS") {
+            guard value >= 0, value <= 1 else { throw ValidationError("the announcement linger must be between 0 and 1 second") }
+            limits.announcementLingerSeconds = value
+        }
         if let value = try pick(incomingBufferBytes, "LOCKSTEP_INCOMING_BUFFER_BYTES") { limits.incomingBufferBytes = value }
         if let value = try pick(messagesPerSecond, "LOCKSTEP_MESSAGES_PER_SECOND") { limits.messagesPerSecond = value }
         if let value = try pick(changesPerSecond, "LOCKSTEP_CHANGES_PER_SECOND") { limits.changesPerSecond = value }

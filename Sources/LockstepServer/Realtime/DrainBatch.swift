@@ -3,7 +3,7 @@ import Synchronization
 
 /// The outboxes that announcements filled while the hub delivered a change (or a group of
 /// changes), gathered by event loop, so that each event loop is woken once to drain them all
-/// instead of once per socket.
+/// instead of once per socket (and, under load, once per ``DrainPacer/linger``).
 ///
 /// A change for a thousand subscribers on two event loops then costs two wakeups, not up to a
 /// thousand: an event loop woken by the first socket's drain went back to sleep between the
@@ -12,9 +12,9 @@ final class DrainBatch: Sendable {
     @TaskLocal static var current: DrainBatch?
 
     private struct Pending {
-        /// By event loop, found by identity: there are as many as cores, and a search of a few
-        /// costs less than hashing for each outbox.
-        var byLoop: [(loop: any EventLoop, outboxes: [SocketOutbox])] = []
+        /// By event loop (its pacer), found by identity: there are as many as cores, and a
+        /// search of a few costs less than hashing for each outbox.
+        var byLoop: [(pacer: DrainPacer, outboxes: [SocketOutbox])] = []
         var isWoken = false
     }
 
@@ -31,16 +31,16 @@ final class DrainBatch: Sendable {
         return try $current.withValue(batch) { try body() }
     }
 
-    /// `outbox` needs a drain on `loop`. Returns `false` once the batch has woken its event
-    /// loops: a task started during the delivery inherits the batch (``current`` is task-local)
-    /// and may enqueue long after, and then drains on its own.
-    func add(_ outbox: SocketOutbox, on loop: any EventLoop) -> Bool {
+    /// `outbox` needs a drain, paced by `pacer` (its event loop's). Returns `false` once the
+    /// batch has woken its event loops: a task started during the delivery inherits the batch
+    /// (``current`` is task-local) and may enqueue long after, and then drains on its own.
+    func add(_ outbox: SocketOutbox, pacedBy pacer: DrainPacer) -> Bool {
         pending.withLock { pending in
             guard !pending.isWoken else { return false }
-            if let index = pending.byLoop.firstIndex(where: { $0.loop === loop }) {
+            if let index = pending.byLoop.firstIndex(where: { $0.pacer === pacer }) {
                 pending.byLoop[index].outboxes.append(outbox)
             } else {
-                pending.byLoop.append((loop, [outbox]))
+                pending.byLoop.append((pacer, [outbox]))
             }
             return true
         }
@@ -52,8 +52,6 @@ final class DrainBatch: Sendable {
             defer { pending.byLoop = [] }
             return pending.byLoop
         }
-        for (loop, outboxes) in batches {
-            loop.execute { for outbox in outboxes { outbox.drain() } }
-        }
+        for (pacer, outboxes) in batches { pacer.drain(outboxes) }
     }
 }

@@ -60,7 +60,8 @@ final class SocketConnection: Sendable {
         let timeout = services.limits.heartbeatTimeoutSeconds
         self.heartbeat = timeout > 0 ? SocketHeartbeat(timeout: .nanoseconds(Int64(timeout * 1e9))) : nil
         self.outbox = SocketOutbox(
-            channel: channel, writer: writer, limit: limit, stamp: services.clock.now,
+            channel: channel, writer: writer, limit: limit, pacer: services.drainPacers.pacer(for: channel.eventLoop),
+            stamp: services.clock.now,
             onOverflow: { [logger] queued in
                 guard closer.close(because: .slowReader) else { return }
                 logger.warning("closing a slow reader: \(queued) bytes would wait to be sent, over the limit of \(limit)")

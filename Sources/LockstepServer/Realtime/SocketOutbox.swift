@@ -64,6 +64,8 @@ final class SocketOutbox: Sendable {
     let limit: Int
     private let channel: any Channel
     private let writer: NIOLoopBound<SocketFrameWriter>
+    /// Paces the drains of live changes, which arrive in a ``DrainBatch``; other messages drain at once.
+    private let pacer: DrainPacer
     private let state = Mutex(State())
     private let stamp: @Sendable () -> Int64
     private let onOverflow: @Sendable (_ queuedBytes: Int) -> Void
@@ -80,16 +82,18 @@ final class SocketOutbox: Sendable {
     ///   - channel: the upgraded WebSocket channel.
     ///   - writer: the handler at the head of its pipeline that writes the frames; this is made
     ///     on the channel's event loop.
+    ///   - pacer: the pacer of the channel's event loop.
     ///   - stamp: the server clock, read for each clock reply just before it is written.
     ///   - onOverflow: told of a slow reader, once, when the outbox closes because of it.
     ///   - onWriteFailure: told once that a write failed (the peer is gone); the outbox is closed.
     init(
-        channel: any Channel, writer: SocketFrameWriter, limit: Int, stamp: @escaping @Sendable () -> Int64,
+        channel: any Channel, writer: SocketFrameWriter, limit: Int, pacer: DrainPacer, stamp: @escaping @Sendable () -> Int64,
         onOverflow: @escaping @Sendable (_ queuedBytes: Int) -> Void, onWriteFailure: @escaping @Sendable () -> Void
     ) {
         self.channel = channel
         self.writer = NIOLoopBound(writer, eventLoop: channel.eventLoop)
         self.limit = limit
+        self.pacer = pacer
         self.stamp = stamp
         self.onOverflow = onOverflow
         self.onWriteFailure = onWriteFailure
@@ -122,7 +126,7 @@ final class SocketOutbox: Sendable {
         switch outcome {
         case .queued(let schedulesDrain):
             guard schedulesDrain else { return true }
-            if DrainBatch.current?.add(self, on: channel.eventLoop) != true {
+            if DrainBatch.current?.add(self, pacedBy: pacer) != true {
                 channel.eventLoop.execute { self.drain() }
             }
             return true

@@ -1,0 +1,90 @@
+import NIOCore
+import Synchronization
+
+/// Drains the outboxes of one event loop that live changes filled, at most once every
+/// ``linger``, so that under load a socket takes several changes in one write.
+///
+/// A write to a socket costs about the same whatever it carries: a system call, a TCP segment
+/// through the kernel's stack (on loopback the reader's half too) and a wakeup of the reader.
+/// At 500 changes a second to 100 subscribers, a write per change per socket was two thirds of
+/// the server's CPU. So an event loop that drained less than ``linger`` ago leaves the next
+/// drain to a timer, at that drain's time plus ``linger``, and every outbox filled meanwhile
+/// joins it. One that has not drained for as long drains at once: changes at a quiet pace wait
+/// for nothing, and a busy one's wait at most ``linger``.
+final class DrainPacer: Sendable {
+    let loop: any EventLoop
+    /// ``Limits/announcementLingerSeconds``.
+    let linger: TimeAmount
+
+    private struct State {
+        var lastDrain = NIODeadline.uptimeNanoseconds(0)
+        /// The outboxes waiting for the timer; `nil` when none is set.
+        var waiting: [SocketOutbox]?
+    }
+
+    private let state = Mutex(State())
+
+    fileprivate init(loop: any EventLoop, linger: TimeAmount) {
+        self.loop = loop
+        self.linger = linger
+    }
+
+    /// Has the event loop drain `outboxes` now, or with the next timed drain.
+    func drain(_ outboxes: [SocketOutbox]) {
+        guard linger > .zero else { return loop.execute { Self.drain(outboxes) } }
+        enum Plan { case now, joined, timer(at: NIODeadline) }
+        let now = NIODeadline.now()
+        let plan: Plan = state.withLock { state in
+            if state.waiting != nil {
+                state.waiting!.append(contentsOf: outboxes)
+                return .joined
+            }
+            if now - state.lastDrain >= linger {
+                state.lastDrain = now
+                return .now
+            }
+            state.waiting = outboxes
+            return .timer(at: state.lastDrain + linger)
+        }
+        switch plan {
+        case .joined:
+            return
+        case .now:
+            loop.execute { Self.drain(outboxes) }
+        case .timer(let deadline):
+            loop.scheduleTask(deadline: deadline) { self.drainTheWaiting() }
+        }
+    }
+
+    private func drainTheWaiting() {
+        let outboxes = state.withLock { state in
+            state.lastDrain = .now()
+            defer { state.waiting = nil }
+            return state.waiting ?? []
+        }
+        Self.drain(outboxes)
+    }
+
+    private static func drain(_ outboxes: [SocketOutbox]) {
+        for outbox in outboxes { outbox.drain() }
+    }
+}
+
+/// The ``DrainPacer``s of one server: one for each event loop its sockets are on.
+final class DrainPacers: Sendable {
+    let linger: TimeAmount
+    private let byLoop = Mutex<[ObjectIdentifier: DrainPacer]>([:])
+
+    init(lingerSeconds: Double) {
+        self.linger = .nanoseconds(Int64(lingerSeconds * 1e9))
+    }
+
+    func pacer(for loop: any EventLoop) -> DrainPacer {
+        byLoop.withLock { byLoop in
+            if let pacer = byLoop[ObjectIdentifier(loop)] { return pacer }
+            let pacer = DrainPacer(loop: loop, linger: linger)
+            byLoop[ObjectIdentifier(loop)] = pacer
+            return pacer
+        }
+    }
+}
