@@ -37,7 +37,7 @@ public struct LockstepServices: Sendable {
     /// What moves in each app, for the console's live views.
     let consoleSignals: ConsoleSignals
     /// Paces the writes of live changes to each event loop's sockets.
-    let drainPacers: DrainPacers
+    var drainPacers: DrainPacers
 
     /// - Parameter blobDirectory: where blobs are kept (every node of a PostgreSQL deployment
     ///   must see the same directory); `nil` keeps none, and refuses every reference to one.

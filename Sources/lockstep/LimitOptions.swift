@@ -37,7 +37,7 @@ struct LimitOptions: ParsableArguments {
     var heartbeatTimeoutSeconds: Double?
     @Option(name: .customLong("outgoing-buffer-bytes"), help: "Bytes queued for a streaming connection before it is closed as a slow reader.")
     var outgoingBufferBytes: Int?
-    @Option(name: .customLong("announcement-linger-seconds"), help: "How long an event loop that just wrote live changes waits to write the next, so a busy socket takes them in one write; 0: at once (default 0.005).")
+    @Option(name: .customLong("announcement-linger-seconds"), help: "How long an event loop that just wrote a change to many sockets waits to write the next, so a busy socket takes them in one write; 0: at once (default 0.005).")
     var announcementLingerSeconds: Double?
     @Option(name: .customLong("incoming-buffer-bytes"), help: "Bytes received from a streaming connection and not yet handled before the server stops reading it.")
     var incomingBufferBytes: Int?

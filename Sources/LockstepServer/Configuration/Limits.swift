@@ -52,11 +52,12 @@ public struct Limits: Sendable, Equatable {
     public var heartbeatTimeoutSeconds = 10.0
     /// Bytes queued for one streaming connection before it counts as a slow reader and is closed.
     public var outgoingBufferBytes = 8 * 1024 * 1024
-    /// How long an event loop that has just written live changes to its sockets waits before it
-    /// writes the next ones, so that a busy socket takes the changes of that time in one write
-    /// (one system call, one TCP segment, one wakeup of its reader) instead of one each. An
-    /// event loop that wrote none for this long writes at once: changes at a quiet pace are
-    /// never held, and a busy one's wait no longer than this. 5 ms (what Kafka's producers
+    /// How long an event loop that has just written a change to many of its sockets (16 or
+    /// more) waits before it writes the next such change, so that a busy socket takes the
+    /// changes of that time in one write (one system call, one TCP segment, one wakeup of its
+    /// reader) instead of one each. An event loop that wrote none for this long writes at once:
+    /// changes at a quiet pace are never held, and a busy one's wait no longer than this. A
+    /// change for a few sockets (a user's devices) is never held. 5 ms (what Kafka's producers
     /// linger); 0 writes every change as soon as it is durable.
     public var announcementLingerSeconds = 0.005
     /// Bytes of messages one streaming connection may have received and not yet handled. The
