@@ -3,7 +3,7 @@ import Foundation
 import Prometheus
 import Hummingbird
 import LockstepCore
-import LockstepServer
+@testable import LockstepServer
 import Logging
 import NIOCore
 import Synchronization
@@ -49,6 +49,10 @@ struct TestServer: Sendable {
             store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffsetNanoseconds), logger: logger,
             blobDirectory: blobDirectory ?? directory.appendingPathComponent("blobs"))
         services.releases = releases
+        // Every delivery paced, however few sockets it fills: a server paces only deliveries to
+        // many (``DrainPacer/minimumFanOut``), which the suites' few sockets never are, and so
+        // the suites' generated interleavings and cuts run through the paced path too.
+        services.drainPacers = DrainPacers(lingerSeconds: limits.announcementLingerSeconds, minimumFanOut: 1)
         configure(&services)
         let app = try await services.accounts.createApp(name: "test")
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
