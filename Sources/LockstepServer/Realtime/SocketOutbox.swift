@@ -22,8 +22,8 @@ final class SocketOutbox: Sendable {
         case text(ByteBuffer)
         /// One change announced live on a channel, built once for every subscriber on channel `N`
         /// (``ChangeEncodingCache``): `N:c:[change]`, and its WebSocket frame. The frame goes out
-        /// as it is, or the text together with the announcements queued right behind it for the
-        /// same channel.
+        /// as it is, or, in a long run of announcements queued for the same channel (a reader
+        /// catching up), the text merged with theirs (``frames(of:)``).
         case announcement(ChangeEncodingCache.Announcement)
         /// A clock exchange reply, `t:<t1>:<t2>:<t3>`, whose send time `t3` is stamped just
         /// before the frame is written.
@@ -278,9 +278,11 @@ final class SocketOutbox: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// The frames that carry `batch`, in order: consecutive announcements on one channel share
-    /// one `N:c:[…]` frame (up to ``coalescedBytes``), so a reader that fell behind catches up
-    /// in a few frames, and a client takes them in one transaction instead of one each.
+    /// The frames that carry `batch`, in order: a run of at least ``mergedRunMinimum``
+    /// consecutive announcements on one channel shares one `N:c:[…]` frame (up to
+    /// ``coalescedBytes``), so a reader that fell behind catches up in a few frames, and a
+    /// client takes them in one transaction instead of one each. A shorter run goes out as the
+    /// frames built for every subscriber, in the same write.
     static func frames(of batch: [Message]) -> [Message] {
         var frames: [Message] = []
         var index = batch.startIndex
@@ -290,22 +292,38 @@ final class SocketOutbox: Sendable {
                 index += 1
                 continue
             }
-            // Started only when a second announcement follows: a lone one goes out as built.
-            var run: [ByteBuffer] = []
-            var bytes = first.text.readableBytes
+            var run: [ByteBuffer] = [first.text]
             index += 1
-            while index < batch.endIndex, case .announcement(let next) = batch[index], next.channel == first.channel,
-                bytes + next.text.readableBytes <= coalescedBytes
-            {
-                if run.isEmpty { run.append(first.text) }
+            while index < batch.endIndex, case .announcement(let next) = batch[index], next.channel == first.channel {
                 run.append(next.text)
-                bytes += next.text.readableBytes
                 index += 1
             }
-            frames.append(run.isEmpty ? .announcement(first) : .text(SocketReply.merging(first.channel, run)))
+            guard run.count >= mergedRunMinimum else {
+                frames += batch[(index - run.count)..<index]
+                continue
+            }
+            var chunk: [ByteBuffer] = []
+            var bytes = 0
+            for text in run {
+                if !chunk.isEmpty, bytes + text.readableBytes > coalescedBytes {
+                    frames.append(.text(SocketReply.merging(first.channel, chunk)))
+                    chunk = []
+                    bytes = 0
+                }
+                chunk.append(text)
+                bytes += text.readableBytes
+            }
+            frames.append(.text(SocketReply.merging(first.channel, chunk)))
         }
         return frames
     }
+
+    /// The fewest announcements in a row that ``frames(of:)`` merges into one frame. A merged
+    /// frame is built for each socket (an allocation and a copy of every change in it), while an
+    /// announcement's frame is built once for all of them; the two or three changes a paced
+    /// drain holds (``DrainPacer``) go out in one write either way. Eight or more are a reader
+    /// catching up, which then takes a few large frames instead of many.
+    static let mergedRunMinimum = 8
 
     /// The WebSocket frames of one message: an announcement's own, already built; a text
     /// message longer than ``fragmentBytes`` in fragments.

@@ -4,8 +4,8 @@ import LockstepCore
 import Testing
 
 /// An event loop that just wrote a change to many sockets writes the next ones once its linger
-/// is over, all together; one that has been quiet for as long writes at once; a change for a
-/// few sockets is never held.
+/// is over, all in one write; one that has been quiet for as long writes at once; a change for
+/// a few sockets is never held.
 @Suite("Streaming socket: pacing live changes")
 struct DrainPacerTests {
     private static let linger = 5.0
@@ -59,13 +59,18 @@ struct DrainPacerTests {
         #expect(first.ccids == ["s-0"])
 
         // Committed within the linger that the first one's write began, the next two wait for
-        // its end and go out in one frame. (The first's write began after it was sent: timed
-        // from there, the bound holds however late a loaded machine reads the frames.)
+        // its end and go out together (as their own frames, in one write). (The first's write
+        // began after it was sent: timed from there, the bound holds however late a loaded
+        // machine reads the frames.)
         try await pair.send(1)
         try await pair.send(2)
-        let second = try await pair.receive()
-        #expect(second.ccids == ["s-1", "s-2"])
-        #expect(second.at - sentFirst > .seconds(Self.linger - 0.1), "the paced changes came \(second.at - sentFirst) after the first was sent")
+        var paced: [String] = []
+        while paced.count < 2 {
+            let next = try await pair.receive()
+            paced += next.ccids
+            #expect(next.at - sentFirst > .seconds(Self.linger - 0.1), "\(next.ccids) came \(next.at - sentFirst) after the first was sent")
+        }
+        #expect(paced == ["s-1", "s-2"])
 
         // A linger after the last write, a change is not held.
         try await Task.sleep(for: .seconds(Self.linger + 0.5))

@@ -4,7 +4,8 @@ import LockstepCore
 import NIOCore
 import Testing
 
-/// Live announcements queued behind each other for one channel go out in one `N:c:[…]` frame.
+/// A long run of announcements queued behind each other for one channel goes out in one
+/// `N:c:[…]` frame; a short one as the frames built for every subscriber.
 @Suite("Streaming socket: coalescing announcements")
 struct SocketOutboxTests {
     private static func change(_ id: String, padding: Int = 0) -> [UInt8] {
@@ -24,21 +25,34 @@ struct SocketOutboxTests {
         }
     }
 
-    @Test func consecutiveAnnouncementsOfAChannelShareAFrame() {
-        let batch: [SocketOutbox.Message] = [
-            Self.announced(1, Self.change("a")), Self.announced(1, Self.change("b")),
-            Self.announced(2, Self.change("c")), .text(ByteBuffer(string: "h:7")),
-            Self.announced(1, Self.change("d")), Self.announced(1, Self.change("e")),
-            Self.announced(1, Self.change("f")), .clockReply(clientSent: 1, serverReceived: 2),
-        ]
+    @Test func aLongRunOfAChannelsAnnouncementsSharesAFrame() {
+        let long = SocketOutbox.mergedRunMinimum
+        let batch: [SocketOutbox.Message] =
+            (0..<long).map { Self.announced(1, Self.change("a\($0)")) }
+            + [Self.announced(2, Self.change("c")), .text(ByteBuffer(string: "h:7"))]
+            + (0..<long + 1).map { Self.announced(1, Self.change("d\($0)")) }
+            + [.clockReply(clientSent: 1, serverReceived: 2)]
         let frames = SocketOutbox.frames(of: batch)
+        func merged(_ prefix: String, _ count: Int) -> String {
+            "1:c:[" + (0..<count).map { #"{"id":"\#(prefix)\#($0)","pad":""}"# }.joined(separator: ",") + "]"
+        }
         #expect(frames.map(Self.text) == [
-            #"1:c:[{"id":"a","pad":""},{"id":"b","pad":""}]"#,
+            merged("a", long),
             #"single 2:c:[{"id":"c","pad":""}]"#,
             "h:7",
-            #"1:c:[{"id":"d","pad":""},{"id":"e","pad":""},{"id":"f","pad":""}]"#,
+            merged("d", long + 1),
             nil,
         ])
+    }
+
+    /// A few announcements in a row (what a paced drain holds) go out as the frames built once
+    /// for every subscriber, not merged anew for each.
+    @Test func aShortRunGoesOutAsItsAnnouncements() {
+        let short = SocketOutbox.mergedRunMinimum - 1
+        let batch: [SocketOutbox.Message] =
+            (0..<short).map { Self.announced(1, Self.change("a\($0)")) } + [.text(ByteBuffer(string: "h:7")), Self.announced(1, Self.change("b"))]
+        let frames = SocketOutbox.frames(of: batch)
+        #expect(frames.map(Self.text) == (0..<short).map { #"single 1:c:[{"id":"a\#($0)","pad":""}]"# } + ["h:7", #"single 1:c:[{"id":"b","pad":""}]"#])
     }
 
     @Test func aMergedFrameStaysWithinItsSize() throws {
