@@ -15,4 +15,17 @@ struct LimitOptionsTests {
         let error = #expect(throws: ValidationError.self) { try LimitOptions.parse(["--removed-member-stamps=-1"]).resolved() }
         #expect(error?.message.contains("removed member stamps") == true)
     }
+
+    @Test func theAnnouncementLingerIsAnOptionWithADefault() throws {
+        #expect(try LimitOptions.parse([]).resolved().announcementLingerSeconds == 0.005)
+        #expect(try LimitOptions.parse(["--announcement-linger-seconds", "0"]).resolved().announcementLingerSeconds == 0)
+        #expect(try LimitOptions.parse(["--announcement-linger-seconds", "0.02"]).resolved().announcementLingerSeconds == 0.02)
+    }
+
+    @Test func aNegativeOrLongAnnouncementLingerIsRefusedSayingWhy() throws {
+        for value in ["-0.001", "1.5"] {
+            let error = #expect(throws: ValidationError.self) { try LimitOptions.parse(["--announcement-linger-seconds=\(value)"]).resolved() }
+            #expect(error?.message.contains("announcement linger") == true, "\(value)")
+        }
+    }
 }

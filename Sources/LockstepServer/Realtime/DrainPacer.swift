@@ -46,7 +46,7 @@ final class DrainPacer: Sendable {
         let now = NIODeadline.now()
         let plan: Plan = state.withLock { state in
             if state.waiting != nil {
-                state.waiting!.append(contentsOf: outboxes)
+                state.waiting?.append(contentsOf: outboxes)
                 return .joined
             }
             if now - state.lastDrain >= linger {
