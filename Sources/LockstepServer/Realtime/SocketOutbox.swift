@@ -211,9 +211,10 @@ final class SocketOutbox: Sendable {
                 held = frame
             }
         }
-        // One message, the usual live announcement, needs no grouping.
-        if batch.count == 1 {
-            write(batch[0])
+        // Too few messages for a run to merge (one is the usual live announcement, two or three
+        // a paced drain's): they go out as they are.
+        if batch.count < Self.mergedRunMinimum {
+            for message in batch { write(message) }
         } else {
             for message in Self.frames(of: batch) { write(message) }
         }
@@ -292,19 +293,19 @@ final class SocketOutbox: Sendable {
                 index += 1
                 continue
             }
-            var run: [ByteBuffer] = [first.text]
+            let start = index
             index += 1
             while index < batch.endIndex, case .announcement(let next) = batch[index], next.channel == first.channel {
-                run.append(next.text)
                 index += 1
             }
-            guard run.count >= mergedRunMinimum else {
-                frames += batch[(index - run.count)..<index]
+            guard index - start >= mergedRunMinimum else {
+                frames += batch[start..<index]
                 continue
             }
             var chunk: [ByteBuffer] = []
             var bytes = 0
-            for text in run {
+            for case .announcement(let announcement) in batch[start..<index] {
+                let text = announcement.text
                 if !chunk.isEmpty, bytes + text.readableBytes > coalescedBytes {
                     frames.append(.text(SocketReply.merging(first.channel, chunk)))
                     chunk = []
