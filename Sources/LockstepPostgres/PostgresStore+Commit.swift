@@ -6,52 +6,50 @@ import PostgresNIO
 extension PostgresStore {
     /// Plans and writes a group of changes in one transaction: one flush for the group.
     ///
-    /// It first takes the row locks of the group's buckets, then of their apps, each in one
-    /// order on every node, so that two nodes' groups never deadlock; while they are held no
-    /// other node commits to those buckets, so what is read next (objects, accepted change ids,
-    /// histories) is what the plan may rely on. Then ``GroupPlan`` decides, from memory, and
-    /// every row goes in with one statement per table. The group ends with a `NOTIFY` for each app
-    /// it wrote to, naming the run of the app's commit order it took (``ChangeNotification``),
+    /// It first takes the row locks of the group's buckets, in one order on every node; while
+    /// they are held no other transaction commits to those buckets, so what is read next
+    /// (objects, accepted change ids, histories) is what the plan may rely on. Then
+    /// ``GroupPlan`` decides, from memory, as if each app's commit order stood at 0. Only then
+    /// are the apps' row locks taken (after the buckets', as everywhere, so that two groups
+    /// never deadlock), the group moved to its apps' places in their commit order, and every
+    /// row written with one statement per table. So the apps' locks, which every group of an
+    /// app waits for, are held while a group is written, not while it is read and planned:
+    /// another group on other buckets is planned meanwhile (``concurrentCommits``), and takes
+    /// its places after this one commits. The group ends with a `NOTIFY` for each app it wrote
+    /// to, naming the run of the app's commit order it took (``ChangeNotification``),
     /// delivered only if the transaction commits, which the relay on every other node follows.
     public func commit(_ group: ChangeGroup) async throws -> [ChangeOutcome] {
         try await transaction { connection in
             let reads = try await PrefetchedReads.load(for: group, on: connection, logger: logger)
             var plan = GroupPlan(group)
-            let writes = try plan.run(reading: reads)
-            try await persist(writes, committedAt: group.time, connection)
+            var writes = try plan.run(reading: reads)
+            guard !writes.accepted.isEmpty else { return .commit(writes.outcomes) }
+            try await writeObjects(writes, connection)
+            try await writeChanges(&writes, committedAt: group.time, connection)
             return .commit(writes.outcomes)
         }
     }
 
-    private func persist(_ writes: GroupWrites, committedAt: Int64, _ connection: PostgresConnection) async throws {
-        guard !writes.accepted.isEmpty else { return }
-        // Columns as arrays, bound in PostgreSQL's binary format and unnested there: JSON rows
-        // cost the server an encoding (keys sorted, strings escaped) and PostgreSQL a parse,
-        // a fifth of the server's CPU per change in `bench store`.
-        let accepted = writes.accepted
-        let changes = accepted.map(\.change)
-        try await Self.rows(connection, logger, """
-            INSERT INTO changes (bucket_id, app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
-                                 merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, origin)
-            SELECT b.id, x.app_id, x.owner, x.bucket, x.sequence, x.key, x.operation, NULLIF(x.source_version, -1), x.end_version,
-                   NULLIF(x.diff, ''), NULLIF(x.intent, ''), x.merged_without_base, x.client_id, x.change_id,
-                   CASE WHEN x.has_edit_time THEN x.edit_time END, x.app_sequence, \(committedAt), \(nodeID)
-            FROM unnest(
-                \(accepted.map(\.scope.appID))::text[], \(accepted.map(\.scope.ownerKey))::text[], \(accepted.map(\.scope.bucket))::text[],
-                \(changes.map(\.sequence))::bigint[], \(changes.map(\.key))::text[], \(changes.map(\.operation.rawValue))::text[],
-                \(changes.map { Int64($0.sourceVersion ?? -1) })::bigint[], \(changes.map { Int64($0.endVersion) })::bigint[],
-                \(changes.map { StoredValueCoding.text($0.diff) ?? "" })::text[], \(changes.map { StoredValueCoding.text($0.intent) ?? "" })::text[],
-                \(changes.map(\.mergedWithoutBase))::boolean[], \(changes.map(\.clientID))::text[], \(changes.map(\.changeID))::text[],
-                \(changes.map { $0.editTime != nil })::boolean[], \(changes.map { $0.editTime ?? 0 })::bigint[],
-                \(accepted.map(\.appSequence))::bigint[]
-            ) AS x(app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent, merged_without_base,
-                   client_id, change_id, has_edit_time, edit_time, app_sequence)
-            JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.bucket
-            -- In commit order, as accepted: a join may return them in any order, and rows that
-            -- reach an index out of order split its pages half full (the feed's indexes grew 1.5×).
-            ORDER BY x.app_sequence
-            """)
+    /// Two groups at once: one is read and planned while the other is written.
+    public var concurrentCommits: Int { 2 }
 
+    /// Locks the rows of the apps `writes` commits to, after its buckets' (everywhere in this
+    /// order, so that no two transactions deadlock), and returns their last commit positions.
+    private static func lockApps(of writes: GroupWrites, on connection: PostgresConnection, logger: Logger) async throws
+        -> [String: Int64]
+    {
+        let appIDs = Array(Set(writes.accepted.map(\.scope.appID))).sorted()
+        var positions: [String: Int64] = [:]
+        for row in try await rows(connection, logger, "SELECT id, last_sequence FROM apps WHERE id = ANY(\(appIDs)::text[]) ORDER BY id FOR UPDATE") {
+            let (id, position) = try row.decode((String, Int64).self)
+            positions[id] = position
+        }
+        return positions
+    }
+
+    /// Writes what does not depend on the group's places in its apps' commit orders: the
+    /// objects, their snapshots and blob references, and the buckets' positions.
+    private func writeObjects(_ writes: GroupWrites, _ connection: PostgresConnection) async throws {
         let snapshots = writes.accepted.filter(\.keepsSnapshot)
         if !snapshots.isEmpty {
             try await Self.rows(connection, logger, """
@@ -108,6 +106,41 @@ extension PostgresStore {
                 \(feeds.map(\.value.sequence))::bigint[]) AS x(app_id, owner, name, last_sequence)
             WHERE b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.name
             """)
+    }
+
+    /// Takes the apps' locks, moves the changes to their places in the apps' commit orders, and
+    /// writes them. What can be encoded before is, so that the locks are held for less.
+    private func writeChanges(_ writes: inout GroupWrites, committedAt: Int64, _ connection: PostgresConnection) async throws {
+        let diffs = writes.accepted.map { StoredValueCoding.text($0.change.diff) ?? "" }
+        let intents = writes.accepted.map { StoredValueCoding.text($0.change.intent) ?? "" }
+        writes.placeInAppOrder(after: try await Self.lockApps(of: writes, on: connection, logger: logger))
+
+        // Columns as arrays, bound in PostgreSQL's binary format and unnested there: JSON rows
+        // cost the server an encoding (keys sorted, strings escaped) and PostgreSQL a parse,
+        // a fifth of the server's CPU per change in `bench store`.
+        let accepted = writes.accepted
+        let changes = accepted.map(\.change)
+        try await Self.rows(connection, logger, """
+            INSERT INTO changes (bucket_id, app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
+                                 merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, origin)
+            SELECT b.id, x.app_id, x.owner, x.bucket, x.sequence, x.key, x.operation, NULLIF(x.source_version, -1), x.end_version,
+                   NULLIF(x.diff, ''), NULLIF(x.intent, ''), x.merged_without_base, x.client_id, x.change_id,
+                   CASE WHEN x.has_edit_time THEN x.edit_time END, x.app_sequence, \(committedAt), \(nodeID)
+            FROM unnest(
+                \(accepted.map(\.scope.appID))::text[], \(accepted.map(\.scope.ownerKey))::text[], \(accepted.map(\.scope.bucket))::text[],
+                \(changes.map(\.sequence))::bigint[], \(changes.map(\.key))::text[], \(changes.map(\.operation.rawValue))::text[],
+                \(changes.map { Int64($0.sourceVersion ?? -1) })::bigint[], \(changes.map { Int64($0.endVersion) })::bigint[],
+                \(diffs)::text[], \(intents)::text[],
+                \(changes.map(\.mergedWithoutBase))::boolean[], \(changes.map(\.clientID))::text[], \(changes.map(\.changeID))::text[],
+                \(changes.map { $0.editTime != nil })::boolean[], \(changes.map { $0.editTime ?? 0 })::bigint[],
+                \(accepted.map(\.appSequence))::bigint[]
+            ) AS x(app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent, merged_without_base,
+                   client_id, change_id, has_edit_time, edit_time, app_sequence)
+            JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.bucket
+            -- In commit order, as accepted: a join may return them in any order, and rows that
+            -- reach an index out of order split its pages half full (the feed's indexes grew 1.5×).
+            ORDER BY x.app_sequence
+            """)
         for (appID, sequence) in writes.appSequences {
             try await Self.rows(connection, logger, "UPDATE apps SET last_sequence = \(sequence) WHERE id = \(appID)")
         }
@@ -125,10 +158,9 @@ extension PostgresStore {
 }
 
 /// What a group reads, loaded before it is planned (PostgreSQL's queries are asynchronous,
-/// ``GroupPlan`` is not), under the group's bucket and app row locks.
+/// ``GroupPlan`` is not), under the group's bucket row locks.
 private struct PrefetchedReads: GroupReads {
     var feeds: [BucketScope: FeedPosition] = [:]
-    var apps: [String: Int64] = [:]
     var objects: [ObjectAddress: StoredObject] = [:]
     var accepted: [BucketScope: [String: ChangeRecord]] = [:]
     var timelines: [ObjectAddress: ObjectTimeline] = [:]
@@ -149,13 +181,6 @@ private struct PrefetchedReads: GroupReads {
             let (appID, owner, name, epoch, sequence) = try row.decode((String, String, String, Int64, Int64).self)
             reads.feeds[BucketScope(appID: appID, ownerKey: owner, bucket: name)] = FeedPosition(
                 epoch: UInt32(truncatingIfNeeded: epoch), sequence: sequence)
-        }
-        let appIDs = Array(Set(scopes.map(\.appID))).sorted()
-        for row in try await PostgresStore.rows(
-            connection, logger, "SELECT id, last_sequence FROM apps WHERE id = ANY(\(appIDs)::text[]) ORDER BY id FOR UPDATE")
-        {
-            let (id, sequence) = try row.decode((String, Int64).self)
-            reads.apps[id] = sequence
         }
 
         let addresses = GroupPlan.addresses(of: group)
@@ -204,8 +229,10 @@ private struct PrefetchedReads: GroupReads {
         return feed
     }
 
+    /// 0 for every app: the group is planned before its place in each app's commit order is
+    /// known, and moved there under the app's lock (``GroupWrites/placeInAppOrder(after:)``).
     func appSequence(of appID: String) throws -> Int64? {
-        apps[appID]
+        0
     }
 
     func object(at address: ObjectAddress) throws -> StoredObject? {

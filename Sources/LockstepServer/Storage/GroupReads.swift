@@ -76,3 +76,24 @@ package struct GroupWrites: Sendable {
     /// The outcome of each request, in the group's order.
     package var outcomes: [ChangeOutcome] = []
 }
+
+extension GroupWrites {
+    /// Moves the app-wide commit positions of a group planned as if each app's order were at 0
+    /// to follow `lastPositions`, each app's last position as the store holds it under the
+    /// app's lock; an app missing there has no row, and its changes take position 0.
+    ///
+    /// So a store may plan a group before it takes its apps' locks, and hold those only while
+    /// the group is written: groups on other buckets of the same apps are planned meanwhile.
+    package mutating func placeInAppOrder(after lastPositions: [String: Int64]) {
+        for index in accepted.indices {
+            if let last = lastPositions[accepted[index].scope.appID] {
+                accepted[index].appSequence += last
+            } else {
+                accepted[index].appSequence = 0
+            }
+        }
+        for (appID, position) in appSequences {
+            appSequences[appID] = lastPositions[appID].map { $0 + position }
+        }
+    }
+}

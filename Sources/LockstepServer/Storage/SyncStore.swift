@@ -71,6 +71,11 @@ public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore {
     /// answers each: committed (durable when this returns), or refused alone (see ``ChangeGroup``).
     /// Throws only when the transaction itself fails, and then nothing of the group is stored.
     func commit(_ group: ChangeGroup) async throws -> [ChangeOutcome]
+    /// How many groups on disjoint sets of buckets may be committed at once: more than 1 only
+    /// for a store whose commits to disjoint buckets never wait for each other's reads and
+    /// still take their places in each app's commit order one after the other, so that one
+    /// group is planned while another is written (see ``ChangeWriter``).
+    var concurrentCommits: Int { get }
 
     /// Deletes the history `policy` no longer keeps, for up to `limit` objects after `cursor`
     /// (see ``HistoryPruner``).
@@ -201,6 +206,11 @@ extension StoreError: CustomStringConvertible {
                 + "version): run that version or a later one on it; this one would misread what it wrote"
         }
     }
+}
+
+extension SyncStore {
+    /// One group at a time.
+    public var concurrentCommits: Int { 1 }
 }
 
 /// A store that can also commit a group on the calling thread, blocking it until the group is
