@@ -14,6 +14,11 @@ import Synchronization
 /// announces and answers the groups committed. A store that commits by blocking (SQLite) is
 /// committed on the first thread; others (PostgreSQL) from a task that runs on that thread
 /// (its executor preference), through their asynchronous commit.
+///
+/// A store whose commits may overlap (``SyncStore/concurrentCommits``) has its buckets shared
+/// among that many lanes, each a writer of its own as above: one lane's group is planned while
+/// another's is written. A bucket always falls in the same lane, so its changes keep their
+/// order, their version checks and their change-id deduplication exactly as with one writer.
 final class ChangeWriter: Sendable {
     private let store: any SyncStore
     private let limits: Limits
@@ -27,13 +32,19 @@ final class ChangeWriter: Sendable {
     private let blockingStore: (any BlockingCommitStore)?
     /// Where committed groups are announced and answered, in commit order.
     private let announcing = SerialThread(name: "lockstep-answer")
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
-        var queue: [Pending] = []
-        var isWriting = false
+        /// Each lane's queue, and whether a task writes it.
+        var queues: [[Pending]]
+        var isWriting: [Bool]
         /// Groups (and refusals) handed to the announcing thread and not yet answered.
         var announcementsLeft = 0
+
+        init(lanes: Int) {
+            queues = Array(repeating: [], count: lanes)
+            isWriting = Array(repeating: false, count: lanes)
+        }
     }
 
     /// Called with what became of a change, once its group is durable (or failed).
@@ -54,6 +65,7 @@ final class ChangeWriter: Sendable {
         self.blobs = blobs
         self.announcer = announcer
         blockingStore = store as? any BlockingCommitStore
+        state = Mutex(State(lanes: blockingStore == nil ? max(1, store.concurrentCommits) : 1))
     }
 
     /// Queues a change and returns what became of it once its group is durable.
@@ -68,40 +80,54 @@ final class ChangeWriter: Sendable {
     /// Changes are planned in the order they were queued, and completions are called in that
     /// order, so one connection's changes keep their order however they are grouped, and it
     /// can queue the next before the last is durable (a pipelined client shares flushes).
+    /// With more than one lane, that order holds for each bucket's changes: a connection's
+    /// changes to two buckets in two lanes may be answered in either order.
     func enqueue(_ request: ChangeRequest, then completion: @escaping Completion) {
-        let startsWriting = state.withLock { state in
-            state.queue.append(Pending(request: request, completion: completion))
-            defer { state.isWriting = true }
-            return !state.isWriting
+        let lane = state.withLock { state -> Int? in
+            let lane = state.queues.count == 1 ? 0 : Self.lane(of: request.scope, among: state.queues.count)
+            state.queues[lane].append(Pending(request: request, completion: completion))
+            defer { state.isWriting[lane] = true }
+            return state.isWriting[lane] ? nil : lane
         }
-        guard startsWriting else { return }
+        guard let lane else { return }
         if let blockingStore {
             committing.start { self.writeWhileQueued(to: blockingStore) }
         } else {
-            Task(executorPreference: committing) { await self.writeWhileQueued() }
+            Task(executorPreference: committing) { await self.writeWhileQueued(lane: lane) }
         }
     }
 
-    private func writeWhileQueued() async {
-        while let group = nextGroup() {
+    /// The lane a bucket's changes go through: always the same one, in every run (FNV-1a over
+    /// the bucket's names, where `hashValue` would change with each process's seed).
+    private static func lane(of scope: BucketScope, among lanes: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for name in [scope.appID, scope.ownerKey, scope.bucket] {
+            for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            hash = (hash ^ 0xff) &* 0x100_0000_01b3
+        }
+        return Int(hash % UInt64(lanes))
+    }
+
+    private func writeWhileQueued(lane: Int) async {
+        while let group = nextGroup(lane: lane) {
             await write(group)
         }
     }
 
     private func writeWhileQueued(to store: any BlockingCommitStore) {
-        while let group = nextGroup() {
+        while let group = nextGroup(lane: 0) {
             write(group, to: store)
         }
     }
 
-    private func nextGroup() -> [Pending]? {
+    private func nextGroup(lane: Int) -> [Pending]? {
         state.withLock { state in
-            guard !state.queue.isEmpty else {
-                state.isWriting = false
+            guard !state.queues[lane].isEmpty else {
+                state.isWriting[lane] = false
                 return nil
             }
-            let group = Array(state.queue.prefix(max(1, limits.maximumChangesPerCommit)))
-            state.queue.removeFirst(group.count)
+            let group = Array(state.queues[lane].prefix(max(1, limits.maximumChangesPerCommit)))
+            state.queues[lane].removeFirst(group.count)
             return group
         }
     }
@@ -159,7 +185,7 @@ final class ChangeWriter: Sendable {
     /// and saves a light load a trip between threads for each change.
     private func handOff(_ group: [Pending], _ outcomes: [ChangeOutcome], _ events: [ChangeEvent]) -> Bool {
         let handsOff = state.withLock { state in
-            guard !state.queue.isEmpty || state.announcementsLeft > 0 else { return false }
+            guard state.queues.contains(where: { !$0.isEmpty }) || state.announcementsLeft > 0 else { return false }
             state.announcementsLeft += 1
             return true
         }
