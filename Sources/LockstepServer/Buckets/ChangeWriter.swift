@@ -99,7 +99,7 @@ final class ChangeWriter: Sendable {
 
     /// The lane a bucket's changes go through: always the same one, in every run (FNV-1a over
     /// the bucket's names, where `hashValue` would change with each process's seed).
-    private static func lane(of scope: BucketScope, among lanes: Int) -> Int {
+    static func lane(of scope: BucketScope, among lanes: Int) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for name in [scope.appID, scope.ownerKey, scope.bucket] {
             for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
