@@ -16,8 +16,8 @@ import Synchronization
 /// (its executor preference), through their asynchronous commit.
 ///
 /// A store whose commits may overlap (``SyncStore/concurrentCommits``) has its buckets shared
-/// among that many lanes, each a writer of its own as above: one lane's group is planned while
-/// another's is written. A bucket always falls in the same lane, so its changes keep their
+/// among that many lanes, each a writer of its own as above, on a thread of its own: one lane's
+/// group is planned while another's is written. A bucket always falls in the same lane, so its changes keep their
 /// order, their version checks and their change-id deduplication exactly as with one writer.
 final class ChangeWriter: Sendable {
     private let store: any SyncStore
@@ -25,9 +25,10 @@ final class ChangeWriter: Sendable {
     private let clock: ServerClockSource
     private let blobs: any BlobReferenceChecking
     private let announcer: ChangeAnnouncer
-    /// Where groups are committed: by blocking, for a store that can (SQLite); otherwise by a
-    /// task that prefers this thread, through the store's asynchronous ``SyncStore/commit(_:)``.
-    private let committing = SerialThread(name: "lockstep-commit")
+    /// Where groups are committed, one thread for each lane: by blocking, for a store that can
+    /// (SQLite); otherwise by a task that prefers its lane's thread, through the store's
+    /// asynchronous ``SyncStore/commit(_:)``.
+    private let committing: [SerialThread]
     /// The store, when it commits by blocking.
     private let blockingStore: (any BlockingCommitStore)?
     /// Where committed groups are announced and answered, in commit order.
@@ -65,7 +66,9 @@ final class ChangeWriter: Sendable {
         self.blobs = blobs
         self.announcer = announcer
         blockingStore = store as? any BlockingCommitStore
-        state = Mutex(State(lanes: blockingStore == nil ? max(1, store.concurrentCommits) : 1))
+        let lanes = blockingStore == nil ? max(1, store.concurrentCommits) : 1
+        state = Mutex(State(lanes: lanes))
+        committing = (0..<lanes).map { lane in SerialThread(name: lane == 0 ? "lockstep-commit" : "lockstep-lane-\(lane + 1)") }
     }
 
     /// Queues a change and returns what became of it once its group is durable.
@@ -91,9 +94,9 @@ final class ChangeWriter: Sendable {
         }
         guard let lane else { return }
         if let blockingStore {
-            committing.start { self.writeWhileQueued(to: blockingStore) }
+            committing[0].start { self.writeWhileQueued(to: blockingStore) }
         } else {
-            Task(executorPreference: committing) { await self.writeWhileQueued(lane: lane) }
+            Task(executorPreference: committing[lane]) { await self.writeWhileQueued(lane: lane) }
         }
     }
 
