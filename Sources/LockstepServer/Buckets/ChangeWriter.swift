@@ -16,9 +16,11 @@ import Synchronization
 /// (its executor preference), through their asynchronous commit.
 ///
 /// A store whose commits may overlap (``SyncStore/concurrentCommits``) has its buckets shared
-/// among that many lanes, each a writer of its own as above, on a thread of its own: one lane's
-/// group is planned while another's is written. A bucket always falls in the same lane, so its changes keep their
-/// order, their version checks and their change-id deduplication exactly as with one writer.
+/// among that many lanes, each a writer of its own as above, on a thread of its own: one
+/// lane's group is planned while another's is written. A bucket always falls in the same
+/// lane, so its changes keep their order, their version checks and their change-id
+/// deduplication exactly as with one writer. The lanes' groups may be announced at once, from
+/// two threads: they concern different buckets, and the hub and the outboxes take that.
 final class ChangeWriter: Sendable {
     private let store: any SyncStore
     private let limits: Limits
