@@ -89,8 +89,10 @@ extension AccountService {
         guard user.passwordHash != nil else {
             throw AccountError(.forbidden, "user \(user.username) has no password to change: their tokens come from the admin")
         }
-        guard checkPassword(current, of: user) else { throw AccountError(.forbidden, "the current password is wrong") }
-        try await store.setPasswordHash(appID: identity.appID, userID: userID, hash: try hasher.hash(new))
+        guard await passwords.verify(current, against: user.passwordHash) else {
+            throw AccountError(.forbidden, "the current password is wrong")
+        }
+        try await store.setPasswordHash(appID: identity.appID, userID: userID, hash: try await passwords.hash(new))
         return try await revokeTokens(appID: identity.appID, userID: userID, keeping: token.tokenHash)
     }
 }

@@ -3,13 +3,12 @@ import LockstepCore
 /// Apps, users and tokens: who may do what.
 public struct AccountService: Sendable {
     public let store: any SyncStore
-    let hasher: PasswordHasher
+    /// Hashes and checks passwords, off the cooperative pool.
+    let passwords: PasswordWorker
     let tokenLifetimeNanoseconds: Int64
     let now: @Sendable () -> Int64
     /// Password attempts, keyed by app and canonical username.
     let passwordAttempts: RateLimiter
-    /// What an unknown name's password is checked against, so that it costs what a known one does.
-    let decoy: DecoyPasswordHash
     /// Tokens that authenticated lately: the rate limiter counts requests by these, and by
     /// address for any other token.
     public let verifiedTokens: VerifiedTokens
@@ -21,12 +20,10 @@ public struct AccountService: Sendable {
         onRevoked: @escaping @Sendable ([String]) -> Void = { _ in }
     ) {
         self.store = store
-        let hasher = PasswordHasher(cost: limits.passwordHashCost)
-        self.hasher = hasher
+        self.passwords = PasswordWorker(hasher: PasswordHasher(cost: limits.passwordHashCost))
         self.tokenLifetimeNanoseconds = Int64(limits.tokenLifetimeSeconds * 1e9)
         self.now = now
         self.passwordAttempts = RateLimiter(ratePerSecond: limits.passwordAttemptsPerMinute / 60, burst: limits.passwordAttemptsPerMinute * 2)
-        self.decoy = DecoyPasswordHash(hasher: hasher)
         self.verifiedTokens = VerifiedTokens()
         self.onRevoked = onRevoked
     }
@@ -77,7 +74,7 @@ public struct AccountService: Sendable {
         let name = try Username(username)
         try Self.validate(password: password)
         let user = UserRecord(
-            appID: appID, id: Secrets.randomHex(), username: name.display, passwordHash: try hasher.hash(password), createdAt: now())
+            appID: appID, id: Secrets.randomHex(), username: name.display, passwordHash: try await passwords.hash(password), createdAt: now())
         do {
             try await store.insertUser(user)
         } catch StoreError.duplicate {
@@ -98,8 +95,8 @@ public struct AccountService: Sendable {
             throw AccountError(.tooManyRequests, "too many password attempts for \(name); wait a minute")
         }
         let user = try await store.user(appID: appID, username: name.display)
-        guard let user, checkPassword(password, of: user) else {
-            if user == nil { _ = hasher.verify(password, against: decoy.hash) }
+        // An unknown name, or a user without a password, is checked against the decoy.
+        guard await passwords.verify(password, against: user?.passwordHash), let user else {
             throw AccountError(.unauthorized, "the username or password is wrong")
         }
         return try await issueToken(for: user)
@@ -120,16 +117,6 @@ public struct AccountService: Sendable {
         } catch StoreError.duplicate {
             return try await issueToken(appID: appID, username: username)
         }
-    }
-
-    /// Whether `password` is `user`'s. A user without a password has none to match; the decoy
-    /// is checked all the same, to take the time a real check takes.
-    func checkPassword(_ password: String, of user: UserRecord) -> Bool {
-        guard let stored = user.passwordHash else {
-            _ = hasher.verify(password, against: decoy.hash)
-            return false
-        }
-        return hasher.verify(password, against: stored)
     }
 
     func issueToken(for user: UserRecord) async throws -> Grant {

@@ -5,9 +5,9 @@ extension AccountService {
         guard try await store.app(id: appID) != nil else { throw AccountError(.notFound, "there is no app \(appID)") }
         let name = try Username(username)
         if let password { try Self.validate(password: password) }
-        let user = UserRecord(
-            appID: appID, id: Secrets.randomHex(), username: name.display, passwordHash: try password.map { try hasher.hash($0) },
-            createdAt: now())
+        var passwordHash: String?
+        if let password { passwordHash = try await passwords.hash(password) }
+        let user = UserRecord(appID: appID, id: Secrets.randomHex(), username: name.display, passwordHash: passwordHash, createdAt: now())
         do {
             try await store.insertUser(user)
         } catch StoreError.duplicate {

@@ -1,0 +1,45 @@
+/// Hashes and checks passwords (``PasswordHasher``) on a thread of its own, one at a time.
+///
+/// scrypt is meant to be slow: at the default cost a hash is about a tenth of a second of CPU
+/// and 32 MB. Run by the handler's task, it held a thread of the cooperative pool all that time,
+/// and on two cores two sign-ins at once held every task of the server (each socket's messages,
+/// every HTTP request) until they were done. Here sign-ins wait for each other instead, and
+/// memory stays one hash's, however many arrive at once.
+struct PasswordWorker: Sendable {
+    let hasher: PasswordHasher
+    /// What a sign-in without a real hash to check is checked against, at the same cost.
+    private let decoy: DecoyPasswordHash
+    private let thread = SerialThread(name: "lockstep-scrypt")
+
+    init(hasher: PasswordHasher) {
+        self.hasher = hasher
+        decoy = DecoyPasswordHash(hasher: hasher)
+    }
+
+    /// A new hash of `password`, to store.
+    func hash(_ password: String) async throws -> String {
+        let hasher = hasher
+        return try await run { try hasher.hash(password) }
+    }
+
+    /// Whether `password` matches `stored`. With no stored hash (an unknown name, a user
+    /// without a password) the decoy is checked all the same and the answer is `false`, so the
+    /// answer takes as long either way and does not tell which names exist.
+    func verify(_ password: String, against stored: String?) async -> Bool {
+        let (hasher, decoy) = (hasher, decoy)
+        return (try? await run {
+            guard let stored else {
+                _ = hasher.verify(password, against: decoy.hash)
+                return false
+            }
+            return hasher.verify(password, against: stored)
+        }) ?? false
+    }
+
+    /// Runs `work` on the worker's thread, after the work queued before it.
+    func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { answer in
+            thread.start { answer.resume(with: Result { try work() }) }
+        }
+    }
+}
