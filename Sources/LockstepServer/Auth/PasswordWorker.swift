@@ -1,20 +1,30 @@
-/// Hashes and checks passwords (``PasswordHasher``) on a thread of its own, one at a time.
+import Foundation
+import Synchronization
+
+/// Hashes and checks passwords (``PasswordHasher``) on threads of its own: one fewer than the
+/// machine has cores (one on two cores), each taking one hash at a time.
 ///
 /// scrypt is meant to be slow: at the default cost a hash is about a tenth of a second of CPU
 /// and 32 MB. Run by the handler's task, it held a thread of the cooperative pool all that time,
 /// and on two cores two sign-ins at once held every task of the server (each socket's messages,
-/// every HTTP request) until they were done. Here sign-ins wait for each other instead, and
-/// memory stays one hash's, however many arrive at once.
-struct PasswordWorker: Sendable {
+/// every HTTP request) until they were done. Here sign-ins past the threads wait for each other
+/// instead, a core is always left for the rest, and memory stays one hash's a thread, however
+/// many arrive at once.
+final class PasswordWorker: Sendable {
     let hasher: PasswordHasher
     /// What a sign-in without a real hash to check is checked against, at the same cost.
     private let decoy: DecoyPasswordHash
-    private let thread = SerialThread(name: "lockstep-scrypt")
+    private let threads: [SerialThread]
+    /// The thread the next job goes to, taken in turn.
+    private let nextThread = Atomic<Int>(0)
 
-    init(hasher: PasswordHasher) {
+    init(hasher: PasswordHasher, threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)) {
         self.hasher = hasher
         decoy = DecoyPasswordHash(hasher: hasher)
+        self.threads = (0..<max(1, threads)).map { SerialThread(name: "lockstep-scrypt-\($0 + 1)") }
     }
+
+    var threadCount: Int { threads.count }
 
     /// A new hash of `password`, to store.
     func hash(_ password: String) async throws -> String {
@@ -36,9 +46,10 @@ struct PasswordWorker: Sendable {
         }) ?? false
     }
 
-    /// Runs `work` on the worker's thread, after the work queued before it.
+    /// Runs `work` on one of the worker's threads, after the work queued there before it.
     func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { answer in
+        let thread = threads[nextThread.wrappingAdd(1, ordering: .relaxed).oldValue % threads.count]
+        return try await withCheckedThrowingContinuation { answer in
             thread.start { answer.resume(with: Result { try work() }) }
         }
     }
