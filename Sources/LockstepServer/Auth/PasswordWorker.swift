@@ -11,7 +11,7 @@ import Synchronization
 /// instead, a core is always left for the rest, and memory stays one hash's a thread, however
 /// many arrive at once.
 final class PasswordWorker: Sendable {
-    let hasher: PasswordHasher
+    private let hasher: PasswordHasher
     /// What a sign-in without a real hash to check is checked against, at the same cost.
     private let decoy: DecoyPasswordHash
     private let threads: [SerialThread]
@@ -21,7 +21,8 @@ final class PasswordWorker: Sendable {
     init(hasher: PasswordHasher, threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)) {
         self.hasher = hasher
         decoy = DecoyPasswordHash(hasher: hasher)
-        self.threads = (0..<max(1, threads)).map { SerialThread(name: "lockstep-scrypt-\($0 + 1)") }
+        // One name for all: Linux keeps 15 bytes of a thread's name and refuses a longer one.
+        self.threads = (0..<max(1, threads)).map { _ in SerialThread(name: "lockstep-scrypt") }
     }
 
     var threadCount: Int { threads.count }

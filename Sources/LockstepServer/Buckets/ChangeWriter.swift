@@ -106,10 +106,14 @@ final class ChangeWriter: Sendable {
     /// the bucket's names, where `hashValue` would change with each process's seed).
     static func lane(of scope: BucketScope, among lanes: Int) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for name in [scope.appID, scope.ownerKey, scope.bucket] {
+        // Name by name, with no array of them made for each change.
+        func add(_ name: String) {
             for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
             hash = (hash ^ 0xff) &* 0x100_0000_01b3
         }
+        add(scope.appID)
+        add(scope.ownerKey)
+        add(scope.bucket)
         return Int(hash % UInt64(lanes))
     }
 
