@@ -9,23 +9,30 @@ extension PostgresStore {
     /// It first takes the row locks of the group's buckets, in one order on every node; while
     /// they are held no other transaction commits to those buckets, so what is read next
     /// (objects, accepted change ids, histories) is what the plan may rely on. Then
-    /// ``GroupPlan`` decides, from memory, as if each app's commit order stood at 0. Only then
-    /// are the apps' row locks taken (after the buckets', as everywhere, so that two groups
-    /// never deadlock), the group moved to its apps' places in their commit order, and every
-    /// row written with one statement per table. So the apps' locks, which every group of an
+    /// ``GroupPlan`` decides, from memory, as if each app's commit order stood at 0. One
+    /// statement writes the objects, snapshots and buckets' positions and, last, takes the
+    /// apps' row locks (after the buckets', as everywhere, so that two groups never deadlock);
+    /// the group is moved to its apps' places in their commit order, and one more statement
+    /// writes the changes and the apps' positions. So the apps' locks, which every group of an
     /// app waits for, are held while a group is written, not while it is read and planned:
     /// another group on other buckets is planned meanwhile (``concurrentCommits``), and takes
     /// its places after this one commits. The group ends with a `NOTIFY` for each app it wrote
     /// to, naming the run of the app's commit order it took (``ChangeNotification``),
     /// delivered only if the transaction commits, which the relay on every other node follows.
+    ///
+    /// Each statement is a round trip that the lane waits out (seven in all, when no history
+    /// is read), so statements that could be one are: a data-modifying `WITH` query per table.
     public func commit(_ group: ChangeGroup) async throws -> [ChangeOutcome] {
         try await transaction { connection in
             let reads = try await PrefetchedReads.load(for: group, on: connection, logger: logger)
             var plan = GroupPlan(group)
             var writes = try plan.run(reading: reads)
             guard !writes.accepted.isEmpty else { return .commit(writes.outcomes) }
-            try await writeObjects(writes, connection)
-            try await writeChanges(&writes, committedAt: group.time, connection)
+            // Encoded before the apps' locks are taken, to hold them for less.
+            let diffs = writes.accepted.map { StoredValueCoding.text($0.change.diff) ?? "" }
+            let intents = writes.accepted.map { StoredValueCoding.text($0.change.intent) ?? "" }
+            writes.placeInAppOrder(after: try await writeObjectsLockingApps(writes, connection))
+            try await writeChanges(writes, diffs: diffs, intents: intents, committedAt: group.time, connection)
             return .commit(writes.outcomes)
         }
     }
@@ -33,42 +40,35 @@ extension PostgresStore {
     /// Two groups at once: one is read and planned while the other is written.
     public var concurrentCommits: Int { 2 }
 
-    /// Locks the rows of the apps `writes` commits to, after its buckets' (everywhere in this
-    /// order, so that no two transactions deadlock), and returns their last commit positions.
-    private static func lockApps(of writes: GroupWrites, on connection: PostgresConnection, logger: Logger) async throws
-        -> [String: Int64]
-    {
-        let appIDs = Array(Set(writes.accepted.map(\.scope.appID))).sorted()
-        var positions: [String: Int64] = [:]
-        for row in try await rows(connection, logger, "SELECT id, last_sequence FROM apps WHERE id = ANY(\(appIDs)::text[]) ORDER BY id FOR UPDATE") {
-            let (id, position) = try row.decode((String, Int64).self)
-            positions[id] = position
-        }
-        return positions
-    }
-
-    /// Writes what does not depend on the group's places in its apps' commit orders: the
-    /// objects, their snapshots and blob references, and the buckets' positions.
-    private func writeObjects(_ writes: GroupWrites, _ connection: PostgresConnection) async throws {
+    /// Writes what does not depend on the group's places in its apps' commit orders (the
+    /// objects, their snapshots and blob references, the buckets' positions), then locks the
+    /// rows of the apps the group commits to, after its buckets' (everywhere in this order, so
+    /// that no two transactions deadlock), and returns their last commit positions.
+    ///
+    /// One statement, its tables written by data-modifying `WITH` queries: each statement is a
+    /// round trip to PostgreSQL, which a lane waits out with the apps' locks held or not.
+    private func writeObjectsLockingApps(_ writes: GroupWrites, _ connection: PostgresConnection) async throws -> [String: Int64] {
         let snapshots = writes.accepted.filter(\.keepsSnapshot)
-        if !snapshots.isEmpty {
-            try await Self.rows(connection, logger, """
+        // One row per object and blob: a group may name the same pair twice, which one
+        // INSERT … ON CONFLICT may not update twice, so the group's latest goes in.
+        let references = writes.accepted.flatMap { accepted in
+            accepted.blobs.map { hash in (accepted: accepted, hash: hash.hex) }
+        }
+        let objectRows = Array(writes.objects)
+        let addresses = objectRows.map(\.key)
+        let written = objectRows.map(\.value)
+        let objects = written.map(\.object)
+        let feeds = Array(writes.feeds)
+        let appIDs = Array(Set(writes.accepted.map(\.scope.appID))).sorted()
+        let rows = try await Self.rows(connection, logger, """
+            WITH snapshot_rows AS (
                 INSERT INTO snapshots (app_id, owner, bucket, key, version, data)
                 SELECT * FROM unnest(
                     \(snapshots.map(\.scope.appID))::text[], \(snapshots.map(\.scope.ownerKey))::text[],
                     \(snapshots.map(\.scope.bucket))::text[], \(snapshots.map(\.change.key))::text[],
                     \(snapshots.map { Int64($0.change.endVersion) })::bigint[], \(snapshots.map { StoredValueCoding.text($0.data) })::text[])
                 ON CONFLICT (app_id, owner, bucket, key, version) DO UPDATE SET data = excluded.data
-                """)
-        }
-
-        let references = writes.accepted.flatMap { accepted in
-            accepted.blobs.map { hash in (accepted: accepted, hash: hash.hex) }
-        }
-        if !references.isEmpty {
-            // One row per object and blob: a group may name the same pair twice, which one
-            // INSERT … ON CONFLICT may not update twice, so the group's latest goes in.
-            try await Self.rows(connection, logger, """
+            ), reference_rows AS (
                 INSERT INTO blob_references (app_id, hash, owner, bucket, key, last_version)
                 SELECT app_id, hash, owner, bucket, key, max(last_version)
                 FROM unnest(
@@ -79,78 +79,76 @@ extension PostgresStore {
                 GROUP BY app_id, hash, owner, bucket, key
                 ON CONFLICT (app_id, hash, owner, bucket, key)
                     DO UPDATE SET last_version = greatest(blob_references.last_version, excluded.last_version)
-                """)
+            ), object_rows AS (
+                INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
+                SELECT * FROM unnest(
+                    \(addresses.map(\.scope.appID))::text[], \(addresses.map(\.scope.ownerKey))::text[], \(addresses.map(\.scope.bucket))::text[],
+                    \(objects.map(\.key))::text[], \(objects.map { Int64($0.version) })::bigint[], \(written.map(\.storedData))::text[],
+                    \(objects.map(\.isDeleted))::boolean[], \(objects.map { StoredValueCoding.text($0.memberStamps) })::text[],
+                    \(objects.map(\.sequence))::bigint[])
+                ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET
+                    version = excluded.version, data = excluded.data, deleted = excluded.deleted,
+                    member_stamps = excluded.member_stamps, sequence = excluded.sequence
+            ), feed_rows AS (
+                UPDATE buckets b SET last_sequence = x.last_sequence
+                FROM unnest(
+                    \(feeds.map(\.key.appID))::text[], \(feeds.map(\.key.ownerKey))::text[], \(feeds.map(\.key.bucket))::text[],
+                    \(feeds.map(\.value.sequence))::bigint[]) AS x(app_id, owner, name, last_sequence)
+                WHERE b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.name
+            )
+            SELECT id, last_sequence FROM apps WHERE id = ANY(\(appIDs)::text[]) ORDER BY id FOR UPDATE
+            """)
+        var positions: [String: Int64] = [:]
+        for row in rows {
+            let (id, position) = try row.decode((String, Int64).self)
+            positions[id] = position
         }
-
-        let objectRows = Array(writes.objects)
-        let addresses = objectRows.map(\.key)
-        let written = objectRows.map(\.value)
-        let objects = written.map(\.object)
-        try await Self.rows(connection, logger, """
-            INSERT INTO objects (app_id, owner, bucket, key, version, data, deleted, member_stamps, sequence)
-            SELECT * FROM unnest(
-                \(addresses.map(\.scope.appID))::text[], \(addresses.map(\.scope.ownerKey))::text[], \(addresses.map(\.scope.bucket))::text[],
-                \(objects.map(\.key))::text[], \(objects.map { Int64($0.version) })::bigint[], \(written.map(\.storedData))::text[],
-                \(objects.map(\.isDeleted))::boolean[], \(objects.map { StoredValueCoding.text($0.memberStamps) })::text[],
-                \(objects.map(\.sequence))::bigint[])
-            ON CONFLICT (app_id, owner, bucket, key) DO UPDATE SET
-                version = excluded.version, data = excluded.data, deleted = excluded.deleted,
-                member_stamps = excluded.member_stamps, sequence = excluded.sequence
-            """)
-
-        let feeds = Array(writes.feeds)
-        try await Self.rows(connection, logger, """
-            UPDATE buckets b SET last_sequence = x.last_sequence
-            FROM unnest(
-                \(feeds.map(\.key.appID))::text[], \(feeds.map(\.key.ownerKey))::text[], \(feeds.map(\.key.bucket))::text[],
-                \(feeds.map(\.value.sequence))::bigint[]) AS x(app_id, owner, name, last_sequence)
-            WHERE b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.name
-            """)
+        return positions
     }
 
-    /// Takes the apps' locks, moves the changes to their places in the apps' commit orders, and
-    /// writes them. What can be encoded before is, so that the locks are held for less.
-    private func writeChanges(_ writes: inout GroupWrites, committedAt: Int64, _ connection: PostgresConnection) async throws {
-        let diffs = writes.accepted.map { StoredValueCoding.text($0.change.diff) ?? "" }
-        let intents = writes.accepted.map { StoredValueCoding.text($0.change.intent) ?? "" }
-        writes.placeInAppOrder(after: try await Self.lockApps(of: writes, on: connection, logger: logger))
-
+    /// Writes the changes, in their places in the apps' commit orders (under the apps' locks),
+    /// the apps' new positions, and the notifications of the commit.
+    private func writeChanges(
+        _ writes: GroupWrites, diffs: [String], intents: [String], committedAt: Int64, _ connection: PostgresConnection
+    ) async throws {
         // Columns as arrays, bound in PostgreSQL's binary format and unnested there: JSON rows
         // cost the server an encoding (keys sorted, strings escaped) and PostgreSQL a parse,
         // a fifth of the server's CPU per change in `bench store`.
         let accepted = writes.accepted
         let changes = accepted.map(\.change)
-        try await Self.rows(connection, logger, """
-            INSERT INTO changes (bucket_id, app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
-                                 merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, origin)
-            SELECT b.id, x.app_id, x.owner, x.bucket, x.sequence, x.key, x.operation, NULLIF(x.source_version, -1), x.end_version,
-                   NULLIF(x.diff, ''), NULLIF(x.intent, ''), x.merged_without_base, x.client_id, x.change_id,
-                   CASE WHEN x.has_edit_time THEN x.edit_time END, x.app_sequence, \(committedAt), \(nodeID)
-            FROM unnest(
-                \(accepted.map(\.scope.appID))::text[], \(accepted.map(\.scope.ownerKey))::text[], \(accepted.map(\.scope.bucket))::text[],
-                \(changes.map(\.sequence))::bigint[], \(changes.map(\.key))::text[], \(changes.map(\.operation.rawValue))::text[],
-                \(changes.map { Int64($0.sourceVersion ?? -1) })::bigint[], \(changes.map { Int64($0.endVersion) })::bigint[],
-                \(diffs)::text[], \(intents)::text[],
-                \(changes.map(\.mergedWithoutBase))::boolean[], \(changes.map(\.clientID))::text[], \(changes.map(\.changeID))::text[],
-                \(changes.map { $0.editTime != nil })::boolean[], \(changes.map { $0.editTime ?? 0 })::bigint[],
-                \(accepted.map(\.appSequence))::bigint[]
-            ) AS x(app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent, merged_without_base,
-                   client_id, change_id, has_edit_time, edit_time, app_sequence)
-            JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.bucket
-            -- In commit order, as accepted: a join may return them in any order, and rows that
-            -- reach an index out of order split its pages half full (the feed's indexes grew 1.5×).
-            ORDER BY x.app_sequence
-            """)
-        for (appID, sequence) in writes.appSequences {
-            try await Self.rows(connection, logger, "UPDATE apps SET last_sequence = \(sequence) WHERE id = \(appID)")
-        }
-
-        // Inside the transaction: PostgreSQL delivers them only if it commits, and in the order
-        // sent, which the relay's catch-up relies on.
+        let apps = Array(writes.appSequences)
+        // Notifications inside the transaction: PostgreSQL delivers them only if it commits,
+        // and in the order sent, which the relay's catch-up relies on.
         let payloads = ChangeNotification.of(
-            writes.accepted.lazy.map { ($0.scope, $0.change.sequence, $0.appSequence) }, node: nodeID
+            accepted.lazy.map { ($0.scope, $0.change.sequence, $0.appSequence) }, node: nodeID
         ).map(\.payload)
+        // One statement, as in ``writeObjectsLockingApps(_:_:)``.
         try await Self.rows(connection, logger, """
+            WITH change_rows AS (
+                INSERT INTO changes (bucket_id, app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
+                                     merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, origin)
+                SELECT b.id, x.app_id, x.owner, x.bucket, x.sequence, x.key, x.operation, NULLIF(x.source_version, -1), x.end_version,
+                       NULLIF(x.diff, ''), NULLIF(x.intent, ''), x.merged_without_base, x.client_id, x.change_id,
+                       CASE WHEN x.has_edit_time THEN x.edit_time END, x.app_sequence, \(committedAt), \(nodeID)
+                FROM unnest(
+                    \(accepted.map(\.scope.appID))::text[], \(accepted.map(\.scope.ownerKey))::text[], \(accepted.map(\.scope.bucket))::text[],
+                    \(changes.map(\.sequence))::bigint[], \(changes.map(\.key))::text[], \(changes.map(\.operation.rawValue))::text[],
+                    \(changes.map { Int64($0.sourceVersion ?? -1) })::bigint[], \(changes.map { Int64($0.endVersion) })::bigint[],
+                    \(diffs)::text[], \(intents)::text[],
+                    \(changes.map(\.mergedWithoutBase))::boolean[], \(changes.map(\.clientID))::text[], \(changes.map(\.changeID))::text[],
+                    \(changes.map { $0.editTime != nil })::boolean[], \(changes.map { $0.editTime ?? 0 })::bigint[],
+                    \(accepted.map(\.appSequence))::bigint[]
+                ) AS x(app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent, merged_without_base,
+                       client_id, change_id, has_edit_time, edit_time, app_sequence)
+                JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.bucket
+                -- In commit order, as accepted: a join may return them in any order, and rows that
+                -- reach an index out of order split its pages half full (the feed's indexes grew 1.5×).
+                ORDER BY x.app_sequence
+            ), app_rows AS (
+                UPDATE apps SET last_sequence = x.last_sequence
+                FROM unnest(\(apps.map(\.key))::text[], \(apps.map(\.value))::bigint[]) AS x(id, last_sequence)
+                WHERE apps.id = x.id
+            )
             SELECT pg_notify(\(configuration.notificationChannel), payload)
             FROM unnest(\(payloads)::text[]) WITH ORDINALITY AS n(payload, position) ORDER BY position
             """)
