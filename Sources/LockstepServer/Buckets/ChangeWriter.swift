@@ -39,13 +39,13 @@ final class ChangeWriter: Sendable {
 
     private struct State {
         /// Each lane's queue, and whether a task writes it.
-        var queues: [[Pending]]
+        var queues: [Batch]
         var isWriting: [Bool]
         /// Groups (and refusals) handed to the announcing thread and not yet answered.
         var announcementsLeft = 0
 
         init(lanes: Int) {
-            queues = Array(repeating: [], count: lanes)
+            queues = Array(repeating: Batch(), count: lanes)
             isWriting = Array(repeating: false, count: lanes)
         }
     }
@@ -53,9 +53,32 @@ final class ChangeWriter: Sendable {
     /// Called with what became of a change, once its group is durable (or failed).
     typealias Completion = @Sendable (Result<ChangeOutcome, any Error>) -> Void
 
-    private struct Pending: Sendable {
-        var request: ChangeRequest
-        var completion: Completion
+    /// Changes in the order they were queued, and who hears of each: two arrays, so that a
+    /// group's requests go to the store as they are, not copied out one by one.
+    private struct Batch: Sendable {
+        var requests: [ChangeRequest] = []
+        var completions: [Completion] = []
+
+        var isEmpty: Bool { requests.isEmpty }
+        var count: Int { requests.count }
+
+        mutating func append(_ request: ChangeRequest, _ completion: @escaping Completion) {
+            requests.append(request)
+            completions.append(completion)
+        }
+
+        /// The first `count` changes, taken out of the batch.
+        mutating func takeFirst(_ count: Int) -> Batch {
+            guard count < requests.count else {
+                defer { self = Batch() }
+                return self
+            }
+            defer {
+                requests.removeFirst(count)
+                completions.removeFirst(count)
+            }
+            return Batch(requests: Array(requests.prefix(count)), completions: Array(completions.prefix(count)))
+        }
     }
 
     init(
@@ -90,7 +113,7 @@ final class ChangeWriter: Sendable {
     func enqueue(_ request: ChangeRequest, then completion: @escaping Completion) {
         let lane = state.withLock { state -> Int? in
             let lane = state.queues.count == 1 ? 0 : Self.lane(of: request.scope, among: state.queues.count)
-            state.queues[lane].append(Pending(request: request, completion: completion))
+            state.queues[lane].append(request, completion)
             defer { state.isWriting[lane] = true }
             return state.isWriting[lane] ? nil : lane
         }
@@ -129,42 +152,44 @@ final class ChangeWriter: Sendable {
         }
     }
 
-    private func nextGroup(lane: Int) -> [Pending]? {
+    private func nextGroup(lane: Int) -> Batch? {
         state.withLock { state in
             guard !state.queues[lane].isEmpty else {
                 state.isWriting[lane] = false
                 return nil
             }
-            let group = Array(state.queues[lane].prefix(max(1, limits.maximumChangesPerCommit)))
-            state.queues[lane].removeFirst(group.count)
-            return group
+            return state.queues[lane].takeFirst(max(1, limits.maximumChangesPerCommit))
         }
     }
 
-    private func write(_ group: [Pending]) async {
+    private func write(_ group: Batch) async {
         let outcomes: [ChangeOutcome]
         do {
             outcomes = try await store.commit(changeGroup(group))
         } catch {
-            guard group.count > 1 else { return refuse(group[0], error) }
+            guard group.count > 1 else { return refuse(group.completions[0], error) }
             // The transaction failed as a whole (nothing of it is stored): commit each change
             // alone, so that whatever made it fail fails alone.
             LockstepMetrics.commitGroupsRetriedAlone.increment()
-            for pending in group { await write([pending]) }
+            for index in group.requests.indices {
+                await write(Batch(requests: [group.requests[index]], completions: [group.completions[index]]))
+            }
             return
         }
         await announce(group, outcomes)
     }
 
     /// ``write(_:)`` on the commit thread, which the store's commit blocks.
-    private func write(_ group: [Pending], to store: any BlockingCommitStore) {
+    private func write(_ group: Batch, to store: any BlockingCommitStore) {
         let outcomes: [ChangeOutcome]
         do {
             outcomes = try store.commitBlocking(changeGroup(group))
         } catch {
-            guard group.count > 1 else { return refuse(group[0], error) }
+            guard group.count > 1 else { return refuse(group.completions[0], error) }
             LockstepMetrics.commitGroupsRetriedAlone.increment()
-            for pending in group { write([pending], to: store) }
+            for index in group.requests.indices {
+                write(Batch(requests: [group.requests[index]], completions: [group.completions[index]]), to: store)
+            }
             return
         }
         announceBlocking(group, outcomes)
@@ -174,7 +199,7 @@ final class ChangeWriter: Sendable {
     /// announcing thread, so that the two stages overlap and a busy writer commits the next group
     /// while this one is announced. Announcements keep commit order either way: a group is
     /// announced here only when no announcement is left on the thread.
-    private func announce(_ group: [Pending], _ outcomes: [ChangeOutcome]) async {
+    private func announce(_ group: Batch, _ outcomes: [ChangeOutcome]) async {
         let events = Self.committedEvents(outcomes)
         guard !handOff(group, outcomes, events) else { return }
         if let preparation = announcer.preparation(events) { await preparation() }
@@ -182,7 +207,7 @@ final class ChangeWriter: Sendable {
     }
 
     /// ``announce(_:_:)`` on the commit thread.
-    private func announceBlocking(_ group: [Pending], _ outcomes: [ChangeOutcome]) {
+    private func announceBlocking(_ group: Batch, _ outcomes: [ChangeOutcome]) {
         let events = Self.committedEvents(outcomes)
         guard !handOff(group, outcomes, events) else { return }
         prepareBlocking(events)
@@ -192,7 +217,7 @@ final class ChangeWriter: Sendable {
     /// Starts the group's announcement on the announcing thread, unless it can be made at once
     /// (no group waits to be committed and no announcement to be made): then returns `false`,
     /// and saves a light load a trip between threads for each change.
-    private func handOff(_ group: [Pending], _ outcomes: [ChangeOutcome], _ events: [ChangeEvent]) -> Bool {
+    private func handOff(_ group: Batch, _ outcomes: [ChangeOutcome], _ events: [ChangeEvent]) -> Bool {
         let handsOff = state.withLock { state in
             guard state.queues.contains(where: { !$0.isEmpty }) || state.announcementsLeft > 0 else { return false }
             state.announcementsLeft += 1
@@ -220,37 +245,38 @@ final class ChangeWriter: Sendable {
 
     /// Announces the group's changes and answers its refusals, in the group's order (so each
     /// connection hears of its changes in the order it sent them), then answers the rest.
-    private func finish(_ group: [Pending], _ outcomes: [ChangeOutcome]) {
+    private func finish(_ group: Batch, _ outcomes: [ChangeOutcome]) {
+        // By index: a pass over `zip(group, outcomes)` copies each request and outcome.
         announcer.together {
-            for (pending, outcome) in zip(group, outcomes) {
-                switch outcome {
+            for index in outcomes.indices {
+                switch outcomes[index] {
                 case .committed(let event): announcer.announce(event)
-                case .rejected: pending.completion(.success(outcome))
+                case .rejected: group.completions[index](.success(outcomes[index]))
                 }
             }
         }
-        for (pending, outcome) in zip(group, outcomes) {
-            if case .committed = outcome { pending.completion(.success(outcome)) }
+        for index in outcomes.indices {
+            if case .committed = outcomes[index] { group.completions[index](.success(outcomes[index])) }
         }
         LockstepMetrics.commitGroupSize.record(group.count)
     }
 
     /// Answers a change whose commit failed, in its place among the answers.
-    private func refuse(_ pending: Pending, _ error: any Error) {
+    private func refuse(_ completion: @escaping Completion, _ error: any Error) {
         let handsOff = state.withLock { state in
             guard state.announcementsLeft > 0 else { return false }
             state.announcementsLeft += 1
             return true
         }
-        guard handsOff else { return pending.completion(.failure(error)) }
+        guard handsOff else { return completion(.failure(error)) }
         announcing.start { [self] in
-            pending.completion(.failure(error))
+            completion(.failure(error))
             state.withLock { $0.announcementsLeft -= 1 }
         }
     }
 
-    private func changeGroup(_ group: [Pending]) -> ChangeGroup {
-        ChangeGroup(requests: group.map(\.request), time: clock.now(), limits: limits, blobs: blobs)
+    private func changeGroup(_ group: Batch) -> ChangeGroup {
+        ChangeGroup(requests: group.requests, time: clock.now(), limits: limits, blobs: blobs)
     }
 
     private static func committedEvents(_ outcomes: [ChangeOutcome]) -> [ChangeEvent] {

@@ -38,9 +38,10 @@ package struct GroupPlan {
     /// objects as the store holds them: what a store that reads ahead must load.
     package static func historyStarts(of group: ChangeGroup, objects: [ObjectAddress: StoredObject]) -> [ObjectAddress: Int] {
         var starts: [ObjectAddress: Int] = [:]
-        for request in group.requests {
-            let address = ObjectAddress(scope: request.scope, key: request.change.key)
-            guard let version = group.planner.historyNeeded(for: request.change, current: objects[address]) else { continue }
+        // By index, here and below: `for request in group.requests` copies each request.
+        for index in group.requests.indices {
+            let address = ObjectAddress(scope: group.requests[index].scope, key: group.requests[index].change.key)
+            guard let version = group.planner.historyNeeded(for: group.requests[index].change, current: objects[address]) else { continue }
             starts[address] = min(starts[address] ?? version, version)
         }
         return starts
@@ -48,8 +49,9 @@ package struct GroupPlan {
 
     /// Plans every change of the group, reading the store through `reads`.
     package mutating func run(reading reads: some GroupReads) throws -> GroupWrites {
-        for request in group.requests {
-            writes.outcomes.append(try plan(request, reads))
+        writes.outcomes.reserveCapacity(group.requests.count)
+        for index in group.requests.indices {
+            writes.outcomes.append(try plan(group.requests[index], reads))
         }
         return writes
     }

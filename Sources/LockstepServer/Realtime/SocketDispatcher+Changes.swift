@@ -34,12 +34,12 @@ extension SocketDispatcher {
             return refusals.refuse(error, message: message)
         }
         let connection = connection
-        let services = services
+        let registry = services.connections
         await connection.pipeline.reserve()
         services.buckets.submit(change, to: scope, by: session.identity.author) { result in
             switch result {
             case .success(let event):
-                services.connections.accepted(event, on: connection.info.id, userID: session.identity.userID)
+                registry.accepted(event, on: connection.info.id, userID: session.identity.userID)
             case .failure(let error):
                 refusals.refuse(error, message: message)
             }
