@@ -84,7 +84,7 @@ public struct ChangeEvent: Sendable {
         }
         if let diff = change.diff {
             member("v")
-            JSONSerializer().append(diff.json, to: &output)
+            diff.appendJSON(to: &output)
         }
         output.append(UInt8(ascii: "}"))
         return output

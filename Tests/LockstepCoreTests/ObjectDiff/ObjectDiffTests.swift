@@ -78,6 +78,21 @@ struct ObjectDiffTests {
         }
     }
 
+    @Test func diffsAreWrittenAsTheSerializerWritesTheirJSON() async {
+        let text = DiffSchema(members: ["a": DiffSchema(operationType: .listText), "tags": DiffSchema(operationType: .listText)])
+        await propertyCheck(count: 500, input: JSONGen.objectPair, Gen.bool) { pair, listText throws in
+            let diff = ObjectDiff(from: pair.0, to: pair.1, schema: listText ? text : nil)
+            var written: [UInt8] = []
+            diff.appendJSON(to: &written)
+            #expect(written == JSONSerializer().bytes(diff.json))
+            #expect(diff.jsonText == diff.json.description)
+        }
+        // List indexes are names ordered as text: "10" before "9".
+        let list = ObjectDiff(["l": .list(ListDiff([2: .remove, 9: .insert(1), 10: .replace("x"), 11: .text("=1\t+y")]))])
+        #expect(list.jsonText == #"{"l":{"o":"L","v":{"10":{"o":"r","v":"x"},"11":{"o":"d","v":"=1\t+y"},"2":{"o":"-"},"9":{"o":"+","v":1}}}}"#)
+        #expect(list.jsonText == list.json.description)
+    }
+
     @Test func applyOfDiffGivesTheTargetForUnrelatedDocuments() async {
         await propertyCheck(count: 300, input: JSONGen.object, JSONGen.object) { a, b throws in
             #expect(try ObjectDiff(from: a, to: b).apply(to: a) == b)

@@ -30,7 +30,7 @@ package enum StoredValueCoding {
     }
 
     package static func text(_ diff: ObjectDiff?) -> String? {
-        diff.map { $0.json.description }
+        diff.map(\.jsonText)
     }
 
     package static func diff(_ text: String?) throws -> ObjectDiff? {
