@@ -26,6 +26,13 @@ struct JSONParserTests {
         #expect(JSONSerializer(prettyPrinted: true).string(["a": [1]]) == "{\n  \"a\": [\n    1\n  ]\n}")
     }
 
+    @Test func aNameGivenTwiceKeepsItsLastValueAtEveryDepth() throws {
+        let value = try JSONValue(parsing: #"{"a":1,"b":{"c":[{"d":1,"d":{"e":2,"e":3}}],"c":4,"f":5},"a":{"g":6},"h":{}}"#)
+        #expect(value == ["a": ["g": 6], "b": ["c": 4, "f": 5], "h": [:]])
+        let nested = try JSONValue(parsing: #"{"x":{"y":1,"y":2},"z":[{"y":3},{"y":4,"y":5}]}"#)
+        #expect(nested == ["x": ["y": 2], "z": [["y": 3], ["y": 5]]])
+    }
+
     @Test func escapesWhatJSONRequires() {
         #expect(JSONValue.string("a\"b\\c\n\u{1}\u{7F}é").description == #""a\"b\\c\n\u0001"# + "\u{7F}é\"")
     }

@@ -80,7 +80,8 @@ struct BenchStore: AsyncParsableCommand {
         }
         say("  \(name): server ÷ raw = \(String(format: "%.2f", server.result.rate / raw.rate)); "
             + "server ÷ one flush = \(String(format: "%.1f", server.result.rate / single.rate)); "
-            + "mean group \(String(format: "%.1f", server.meanGroup)) changes; server CPU \(String(format: "%.0f", server.cpuPerChange)) µs per change")
+            + "mean group \(String(format: "%.1f", server.meanGroup)) changes; server CPU \(String(format: "%.0f", server.cpuPerChange)) µs per change; "
+            + "all sent after \(server.allSent) ms, the first answered after \(server.firstAnswered) ms")
     }
 
     /// Commits changes one per group (one transaction, one flush each) from concurrent writers.
