@@ -9,7 +9,22 @@ public enum TextDelta {
     /// The delta that turns `old` into `new`: a diff, cleaned up for efficiency when it has
     /// more than two edits, as Simperium's jsondiff does. Equal empty strings give `""`.
     public static func make(from old: String, to new: String) -> String {
-        var diff = TextDiff(from: old, to: new)
+        let (old, new) = (old.scalarValues, new.scalarValues)
+        guard old != new else { return diffedDelta(from: old, to: new) }
+        let prefix = old.commonPrefixLength(with: new)
+        let suffix = old[prefix...].commonSuffixLength(with: new[prefix...])
+        if let delta = oneRunDelta(from: old, to: new, commonPrefix: prefix, commonSuffix: suffix) { return delta }
+        let edits = TextDiffEngine(timeout: .seconds(1)).edits(from: old, to: new, commonPrefix: prefix, commonSuffix: suffix, lineMode: true)
+        return delta(of: TextDiff(edits))
+    }
+
+    /// ``make(from:to:)`` through the diff engine, whatever the edit's shape.
+    static func diffedDelta(from old: [UInt32], to new: [UInt32]) -> String {
+        delta(of: TextDiff(TextDiffEngine(timeout: .seconds(1)).edits(from: old, to: new, lineMode: true)))
+    }
+
+    private static func delta(of diff: TextDiff) -> String {
+        var diff = diff
         if diff.edits.count > 2 {
             diff.cleanUpForEfficiency()
         }

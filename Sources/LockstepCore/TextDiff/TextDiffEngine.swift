@@ -27,7 +27,14 @@ struct TextDiffEngine {
         }
         let prefixLength = old.commonPrefixLength(with: new)
         let suffixLength = old[prefixLength...].commonSuffixLength(with: new[prefixLength...])
+        return edits(from: old, to: new, commonPrefix: prefixLength, commonSuffix: suffixLength, lineMode: lineMode)
+    }
 
+    /// ``edits(from:to:lineMode:)`` of two different texts whose common prefix and suffix, in
+    /// scalars, are known (the suffix measured after the prefix).
+    func edits(from old: [UInt32], to new: [UInt32], commonPrefix prefixLength: Int, commonSuffix suffixLength: Int, lineMode: Bool)
+        -> [TextEdit]
+    {
         var edits: [TextEdit] = []
         if prefixLength > 0 {
             edits.append(TextEdit(.equal, scalars: old[..<prefixLength]))
