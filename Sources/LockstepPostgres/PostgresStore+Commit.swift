@@ -49,8 +49,6 @@ extension PostgresStore {
     /// round trip to PostgreSQL, which a lane waits out with the apps' locks held or not.
     private func writeObjectsLockingApps(_ writes: GroupWrites, _ connection: PostgresConnection) async throws -> [String: Int64] {
         let snapshots = writes.accepted.filter(\.keepsSnapshot)
-        // One row per object and blob: a group may name the same pair twice, which one
-        // INSERT … ON CONFLICT may not update twice, so the group's latest goes in.
         let references = writes.accepted.flatMap { accepted in
             accepted.blobs.map { hash in (accepted: accepted, hash: hash.hex) }
         }
@@ -76,6 +74,8 @@ extension PostgresStore {
                     \(references.map(\.accepted.scope.ownerKey))::text[], \(references.map(\.accepted.scope.bucket))::text[],
                     \(references.map(\.accepted.change.key))::text[], \(references.map { Int64($0.accepted.change.endVersion) })::bigint[]
                 ) AS x(app_id, hash, owner, bucket, key, last_version)
+                -- One row per object and blob: a group may name the same pair twice, which one
+                -- INSERT … ON CONFLICT may not update twice, so the group's latest goes in.
                 GROUP BY app_id, hash, owner, bucket, key
                 ON CONFLICT (app_id, hash, owner, bucket, key)
                     DO UPDATE SET last_version = greatest(blob_references.last_version, excluded.last_version)

@@ -67,6 +67,11 @@ final class ChangeWriter: Sendable {
             completions.append(completion)
         }
 
+        /// Each change as a batch of its own, in order.
+        var singles: [Batch] {
+            requests.indices.map { Batch(requests: [requests[$0]], completions: [completions[$0]]) }
+        }
+
         /// The first `count` changes, taken out of the batch.
         mutating func takeFirst(_ count: Int) -> Batch {
             guard count < requests.count else {
@@ -171,9 +176,7 @@ final class ChangeWriter: Sendable {
             // The transaction failed as a whole (nothing of it is stored): commit each change
             // alone, so that whatever made it fail fails alone.
             LockstepMetrics.commitGroupsRetriedAlone.increment()
-            for index in group.requests.indices {
-                await write(Batch(requests: [group.requests[index]], completions: [group.completions[index]]))
-            }
+            for single in group.singles { await write(single) }
             return
         }
         await announce(group, outcomes)
@@ -187,9 +190,7 @@ final class ChangeWriter: Sendable {
         } catch {
             guard group.count > 1 else { return refuse(group.completions[0], error) }
             LockstepMetrics.commitGroupsRetriedAlone.increment()
-            for index in group.requests.indices {
-                write(Batch(requests: [group.requests[index]], completions: [group.completions[index]]), to: store)
-            }
+            for single in group.singles { write(single, to: store) }
             return
         }
         announceBlocking(group, outcomes)

@@ -56,8 +56,7 @@ enum ServerLoad {
 
         let socketURL = "ws://127.0.0.1:\(port)/sock/1/\(app.appID)/websocket"
         // Acknowledgements counted against the end of the current phase, which is signalled once.
-        let acknowledged = Mutex((count: 0, target: history > 0 ? history : changes))
-        let firstAnswer = Mutex<ContinuousClock.Instant?>(nil)
+        let acknowledged = Mutex((count: 0, target: history > 0 ? history : changes, first: ContinuousClock.Instant?.none))
         let (finished, finish) = AsyncStream.makeStream(of: Void.self)
         var sockets: [BenchSocket] = []
         for connection in 0..<connections {
@@ -75,9 +74,9 @@ enum ServerLoad {
                 let reached = acknowledged.withLock { acknowledged in
                     let before = acknowledged.count
                     acknowledged.count += count
+                    acknowledged.first = acknowledged.first ?? .now
                     return before < acknowledged.target && acknowledged.count >= acknowledged.target
                 }
-                firstAnswer.withLock { $0 = $0 ?? .now }
                 if reached { finish.yield() }
             })
         }
@@ -85,14 +84,13 @@ enum ServerLoad {
         if history > 0 {
             try await pipeline(messages(history, connections: connections, changeIDPrefix: "h", firstIndex: 0), over: sockets)
             await phases.next()
-            acknowledged.withLock { $0 = (count: 0, target: changes) }
+            acknowledged.withLock { $0 = (count: 0, target: changes, first: nil) }
         }
         // Written before the clock starts, as the raw baseline makes its rows: the figure is the
         // server's, not this process's JSON encoding (with it, sending 20,000 took 120–150 ms; without, 55–95).
         let messages = messages(changes, connections: connections, changeIDPrefix: "c", firstIndex: history)
         let cpu = CPUTime(including: [server.pid])
         let started = ContinuousClock.now
-        firstAnswer.withLock { $0 = nil }
         try await pipeline(messages, over: sockets)
         let sent = ContinuousClock.now
         await phases.next()
@@ -109,7 +107,7 @@ enum ServerLoad {
         return Result(
             result: rate, meanGroup: groups > 0 ? value("lockstep_commit_group_size_sum") / groups : 0,
             cpuPerChange: serverCPU * 1e6 / Double(changes), allSent: Int((sent - started) / .milliseconds(1)),
-            firstAnswered: firstAnswer.withLock { $0.map { Int(($0 - started) / .milliseconds(1)) } } ?? 0)
+            firstAnswered: acknowledged.withLock { $0.first.map { Int(($0 - started) / .milliseconds(1)) } } ?? 0)
     }
 }
 
