@@ -17,8 +17,9 @@ struct BenchStore: AsyncParsableCommand {
             (SQLite WAL synchronous=FULL; PostgreSQL's commit); one flush per change: the store's commit \
             with groups of one change, from --connections concurrent writers (the write path before group \
             commit); server: `lockstep serve` in a child process, and --connections streaming connections \
-            from this process, each on its own bucket, pipelining its changes; a change counts once the \
-            server acknowledged it, which it does only when its group is durable.
+            from this process, each on its own bucket, pipelining its changes (framed before the clock starts, \
+            --frames-per-write at a time); a change counts once the server acknowledged it, which it does only when its \
+            group is durable. The server's CPU time per change is measured from /proc, and this process's beside it.
             """)
 
     @Option(help: "Streaming connections (and concurrent writers of the one-flush figure).")
@@ -29,6 +30,14 @@ struct BenchStore: AsyncParsableCommand {
 
     @Option(name: .customLong("single-flush-changes"), help: "Changes of the one-flush-per-change figure.")
     var singleFlushChanges = 1_000
+
+    @Option(
+        name: .customLong("frames-per-write"),
+        help: """
+            Messages each connection writes and flushes at once. 10 of these changes (about 100 bytes each, framed) make about \
+            one Ethernet segment, as a backlog sent over a network arrives; 1 sends every change in a loopback segment of its own.
+            """)
+    var framesPerWrite = 10
 
     @Option(help: "Changes sent through the server, untimed, before the measured ones: a history in its buckets, for costs that grow with it.")
     var history = 0
@@ -45,9 +54,9 @@ struct BenchStore: AsyncParsableCommand {
     var serverWrapper: String?
 
     func validate() throws {
-        guard connections > 0, changes >= connections, singleFlushChanges > 0, batch > 0, history >= 0 else {
+        guard connections > 0, changes >= connections, singleFlushChanges > 0, batch > 0, framesPerWrite > 0, history >= 0 else {
             throw ValidationError(
-                "--connections, --changes, --single-flush-changes and --batch must be positive, with at least one change per connection; --history at least 0")
+                "--connections, --changes, --single-flush-changes, --batch and --frames-per-write must be positive, with at least one change per connection; --history at least 0")
         }
     }
 
@@ -72,7 +81,7 @@ struct BenchStore: AsyncParsableCommand {
         let raw = try await RawBaseline.measure(stores.fresh(), changes: changes, batch: batch)
         let single = try await Self.singleFlush(try await stores.fresh(), changes: singleFlushChanges, writers: connections)
         let server = try await ServerLoad.measure(
-            stores.fresh(), connections: connections, changes: changes, history: history, wrapper: serverWrapper?.split(separator: " ").map(String.init) ?? [])
+            stores.fresh(), connections: connections, changes: changes, framesPerWrite: framesPerWrite, history: history, wrapper: serverWrapper?.split(separator: " ").map(String.init) ?? [])
         for (figure, result) in [("raw, batched", raw), ("one flush per change", single), ("server, group commit", server.result)] {
             say(Self.row(
                 name, figure, String(result.changes), String(format: "%.2f", result.seconds), String(Int(result.rate.rounded())),
@@ -80,7 +89,7 @@ struct BenchStore: AsyncParsableCommand {
         }
         say("  \(name): server ÷ raw = \(String(format: "%.2f", server.result.rate / raw.rate)); "
             + "server ÷ one flush = \(String(format: "%.1f", server.result.rate / single.rate)); "
-            + "mean group \(String(format: "%.1f", server.meanGroup)) changes; server CPU \(String(format: "%.0f", server.cpuPerChange)) µs per change; "
+            + "mean group \(String(format: "%.1f", server.meanGroup)) changes; server CPU \(String(format: "%.0f", server.cpuPerChange)) µs per change (this process's \(String(format: "%.0f", server.generatorCPUPerChange))); "
             + "all sent after \(server.allSent) ms, the first answered after \(server.firstAnswered) ms")
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import LockstepCore
 import LockstepServer
 import Logging
+import NIOWebSocket
 import Synchronization
 
 /// Changes through a real server: `lockstep serve` in a child process on the store, and many
@@ -15,8 +16,12 @@ enum ServerLoad {
         var meanGroup: Double
         /// The server process's CPU time per change, in microseconds.
         var cpuPerChange: Double
-        /// Milliseconds from the start until this process had sent every change, and until the
-        /// first was answered: a late first answer is a slow start, not a slow pace.
+        /// This process's CPU time per change while it loads the server: the generator shares
+        /// the machine's cores with the server and its store.
+        var generatorCPUPerChange: Double
+        /// Milliseconds from the start until this process had handed every change to its
+        /// sockets, and until the first was answered: a late first answer is a slow start, not
+        /// a slow pace.
         var allSent: Int
         var firstAnswered: Int
     }
@@ -26,7 +31,7 @@ enum ServerLoad {
     ///     the buckets hold a history (costs that grow with it show only then).
     ///   - wrapper: a command the server runs under (a profiler), or none.
     static func measure(
-        _ fresh: StoreFactory.Fresh, connections: Int, changes: Int, history: Int = 0, wrapper: [String] = []
+        _ fresh: StoreFactory.Fresh, connections: Int, changes: Int, framesPerWrite: Int, history: Int = 0, wrapper: [String] = []
     ) async throws -> Result {
         var logger = Logger(label: "lockstep-bench")
         logger.logLevel = .error
@@ -54,17 +59,18 @@ enum ServerLoad {
         defer { Task { try? await http.shutdown() } }
         try await BenchProcesses.waitUntilUp("http://127.0.0.1:\(port)/health", client: http)
 
-        let socketURL = "ws://127.0.0.1:\(port)/sock/1/\(app.appID)/websocket"
         // Acknowledgements counted against the end of the current phase, which is signalled once.
         let acknowledged = Mutex((count: 0, target: history > 0 ? history : changes, first: ContinuousClock.Instant?.none))
         let (finished, finish) = AsyncStream.makeStream(of: Void.self)
-        var sockets: [BenchSocket] = []
+        var sockets: [PipelinedSocket] = []
         for connection in 0..<connections {
             let initialization: JSONValue = [
                 "name": .string("bench-\(connection)"), "token": .string(token), "clientid": .string("bench-\(connection)"), "api": "1.1",
                 "cmd": "i::::1",
             ]
-            sockets.append(try await BenchSocket.open(url: socketURL, initialization: "0:init:\(initialization)") { message in
+            sockets.append(try await PipelinedSocket.open(
+                host: "127.0.0.1", port: port, path: "/sock/1/\(app.appID)/websocket", initialization: "0:init:\(initialization)"
+            ) { message in
                 guard message.hasPrefix("0:c:[") else { return }
                 // Counted by bytes: Swift's regular expressions cost this process more CPU than the
                 // server spent on the changes, and the two share the machine's cores.
@@ -82,20 +88,23 @@ enum ServerLoad {
         }
         var phases = finished.makeAsyncIterator()
         if history > 0 {
-            try await pipeline(messages(history, connections: connections, changeIDPrefix: "h", firstIndex: 0), over: sockets)
+            try await pipeline(
+                frames(history, connections: connections, changeIDPrefix: "h", firstIndex: 0), over: sockets, framesPerWrite: framesPerWrite)
             await phases.next()
             acknowledged.withLock { $0 = (count: 0, target: changes, first: nil) }
         }
-        // Written before the clock starts, as the raw baseline makes its rows: the figure is the
+        // Framed before the clock starts, as the raw baseline makes its rows: the figure is the
         // server's, not this process's JSON encoding (with it, sending 20,000 took 120–150 ms; without, 55–95).
-        let messages = messages(changes, connections: connections, changeIDPrefix: "c", firstIndex: history)
+        let frames = frames(changes, connections: connections, changeIDPrefix: "c", firstIndex: history)
         let cpu = CPUTime(including: [server.pid])
+        let ownCPU = ProcessCPU.now()
         let started = ContinuousClock.now
-        try await pipeline(messages, over: sockets)
+        try await pipeline(frames, over: sockets, framesPerWrite: framesPerWrite)
         let sent = ContinuousClock.now
         await phases.next()
         let rate = BenchRate(changes: changes, since: started)
         let serverCPU = cpu.elapsed()
+        let generatorCPU = ProcessCPU.now() - ownCPU
         for socket in sockets { await socket.close() }
 
         let metrics = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(10))
@@ -106,36 +115,34 @@ enum ServerLoad {
         let groups = value("lockstep_commit_group_size_count")
         return Result(
             result: rate, meanGroup: groups > 0 ? value("lockstep_commit_group_size_sum") / groups : 0,
-            cpuPerChange: serverCPU * 1e6 / Double(changes), allSent: Int((sent - started) / .milliseconds(1)),
+            cpuPerChange: serverCPU * 1e6 / Double(changes), generatorCPUPerChange: generatorCPU * 1e6 / Double(changes), allSent: Int((sent - started) / .milliseconds(1)),
             firstAnswered: acknowledged.withLock { $0.first.map { Int(($0 - started) / .milliseconds(1)) } } ?? 0)
     }
 }
 
 extension ServerLoad {
-    /// The `c:` messages of `changes` changes shared among `connections`, each connection's in the
-    /// order it sends them. Each change's data is made from its index, counted from `firstIndex`,
+    /// The `c:` messages of `changes` changes shared among `connections`, framed, each
+    /// connection's in the order it sends them. Each change's data is made from its index, counted from `firstIndex`,
     /// so that a phase never sets an object to what an earlier phase left (a change that changes
     /// nothing is refused).
-    fileprivate static func messages(_ changes: Int, connections: Int, changeIDPrefix: String, firstIndex: Int) -> [[String]] {
+    fileprivate static func frames(_ changes: Int, connections: Int, changeIDPrefix: String, firstIndex: Int) -> [[WebSocketFrame]] {
         (0..<connections).map { connection in
             let share = changes / connections + (connection < changes % connections ? 1 : 0)
-            return (firstIndex..<firstIndex + share).map { index in
+            return PipelinedSocket.frames((firstIndex..<firstIndex + share).map { index in
                 let fields: JSONValue = [
                     "id": .string("object-\(index % 10)"), "ccid": .string("\(changeIDPrefix)\(connection)-\(index)"), "o": "M",
                     "d": .object(BenchChange.data(index: index)),
                 ]
                 return "0:c:\(fields)"
-            }
+            })
         }
     }
 
-    /// Sends each socket its messages, pipelined: none waits for an answer.
-    fileprivate static func pipeline(_ messages: [[String]], over sockets: [BenchSocket]) async throws {
+    /// Sends each socket its frames, pipelined: none waits for an answer.
+    fileprivate static func pipeline(_ frames: [[WebSocketFrame]], over sockets: [PipelinedSocket], framesPerWrite: Int) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for (socket, messages) in zip(sockets, messages) {
-                group.addTask {
-                    for message in messages { try await socket.send(message) }
-                }
+            for (socket, frames) in zip(sockets, frames) {
+                group.addTask { try await socket.send(frames, perWrite: framesPerWrite) }
             }
             try await group.waitForAll()
         }
