@@ -19,7 +19,9 @@ struct BenchStore: AsyncParsableCommand {
             commit); server: `lockstep serve` in a child process, and --connections streaming connections \
             from this process, each on its own bucket, pipelining its changes (framed before the clock starts, \
             --frames-per-write at a time); a change counts once the server acknowledged it, which it does only when its \
-            group is durable. The server's CPU time per change is measured from /proc, and this process's beside it.
+            group is durable. The server's CPU time per change is measured from /proc, and this process's beside it. \
+            Raw and server are measured --rounds times, alternated, each on fresh stores: the round whose server ÷ raw \
+            is the median is the one reported, and every round's ratio is listed.
             """)
 
     @Option(help: "Streaming connections (and concurrent writers of the one-flush figure).")
@@ -42,6 +44,9 @@ struct BenchStore: AsyncParsableCommand {
     @Option(help: "Changes sent through the server, untimed, before the measured ones: a history in its buckets, for costs that grow with it.")
     var history = 0
 
+    @Option(help: "Rounds of the raw and server figures, alternated, each on fresh stores; the round of the median ratio is reported.")
+    var rounds = 3
+
     @Option(help: "Changes per transaction of the raw baseline.")
     var batch = 1_000
 
@@ -54,9 +59,9 @@ struct BenchStore: AsyncParsableCommand {
     var serverWrapper: String?
 
     func validate() throws {
-        guard connections > 0, changes >= connections, singleFlushChanges > 0, batch > 0, framesPerWrite > 0, history >= 0 else {
+        guard connections > 0, changes >= connections, singleFlushChanges > 0, batch > 0, framesPerWrite > 0, rounds > 0, history >= 0 else {
             throw ValidationError(
-                "--connections, --changes, --single-flush-changes, --batch and --frames-per-write must be positive, with at least one change per connection; --history at least 0")
+                "--connections, --changes, --single-flush-changes, --batch, --frames-per-write and --rounds must be positive, with at least one change per connection; --history at least 0")
         }
     }
 
@@ -78,10 +83,19 @@ struct BenchStore: AsyncParsableCommand {
     }
 
     private func measure(name: String, stores: StoreFactory) async throws {
-        let raw = try await RawBaseline.measure(stores.fresh(), changes: changes, batch: batch)
         let single = try await Self.singleFlush(try await stores.fresh(), changes: singleFlushChanges, writers: connections)
-        let server = try await ServerLoad.measure(
-            stores.fresh(), connections: connections, changes: changes, framesPerWrite: framesPerWrite, history: history, wrapper: serverWrapper?.split(separator: " ").map(String.init) ?? [])
+        // Raw and server alternate, each round on fresh stores, so that a round's ratio compares
+        // neighbours in time; the round of the median ratio is the one reported.
+        var rounds: [(raw: BenchRate, server: ServerLoad.Result)] = []
+        for _ in 0..<self.rounds {
+            let raw = try await RawBaseline.measure(stores.fresh(), changes: changes, batch: batch)
+            let server = try await ServerLoad.measure(
+                stores.fresh(), connections: connections, changes: changes, framesPerWrite: framesPerWrite, history: history,
+                wrapper: serverWrapper?.split(separator: " ").map(String.init) ?? [])
+            rounds.append((raw, server))
+        }
+        rounds.sort { $0.server.result.rate / $0.raw.rate < $1.server.result.rate / $1.raw.rate }
+        let (raw, server) = rounds[rounds.count / 2]
         for (figure, result) in [("raw, batched", raw), ("one flush per change", single), ("server, group commit", server.result)] {
             say(Self.row(
                 name, figure, String(result.changes), String(format: "%.2f", result.seconds), String(Int(result.rate.rounded())),
@@ -91,6 +105,11 @@ struct BenchStore: AsyncParsableCommand {
             + "server ÷ one flush = \(String(format: "%.1f", server.result.rate / single.rate)); "
             + "mean group \(String(format: "%.1f", server.meanGroup)) changes; server CPU \(String(format: "%.0f", server.cpuPerChange)) µs per change (this process's \(String(format: "%.0f", server.generatorCPUPerChange))); "
             + "all sent after \(server.allSent) ms, the first answered after \(server.firstAnswered) ms")
+        if rounds.count > 1 {
+            say("  \(name): the median of \(rounds.count) rounds' server ÷ raw, "
+                + rounds.map { String(format: "%.2f (%.0f/s ÷ %.0f/s)", $0.server.result.rate / $0.raw.rate, $0.server.result.rate, $0.raw.rate) }
+                .joined(separator: ", "))
+        }
     }
 
     /// Commits changes one per group (one transaction, one flush each) from concurrent writers.
