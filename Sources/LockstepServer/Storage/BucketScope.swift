@@ -23,14 +23,31 @@ public struct BucketScope: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var appID: String
-    public var owner: Owner
-    public var bucket: String
+    public let appID: String
+    public let owner: Owner
+    public let bucket: String
+    /// The names hashed once, with this process's seed: a scope is a dictionary key many times
+    /// over for each change (a group's reads and plan, the lanes, the hub), and hashing the
+    /// names each time (an app id alone is 20 bytes) cost more than the rest of the lookup.
+    private let hashCode: Int
 
     public init(appID: String, owner: Owner, bucket: String) {
         self.appID = appID
         self.owner = owner
         self.bucket = bucket
+        var hasher = Hasher()
+        hasher.combine(appID)
+        hasher.combine(owner)
+        hasher.combine(bucket)
+        hashCode = hasher.finalize()
+    }
+
+    public static func == (lhs: BucketScope, rhs: BucketScope) -> Bool {
+        lhs.hashCode == rhs.hashCode && lhs.bucket == rhs.bucket && lhs.owner == rhs.owner && lhs.appID == rhs.appID
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(hashCode)
     }
 
     /// The owner as stored: the user id, the empty string for a shared bucket, or `space:`

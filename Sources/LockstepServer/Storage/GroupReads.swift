@@ -2,12 +2,26 @@ package import LockstepCore
 
 /// An object in a bucket.
 package struct ObjectAddress: Sendable, Hashable {
-    package var scope: BucketScope
-    package var key: String
+    package let scope: BucketScope
+    package let key: String
+    /// Hashed once, as ``BucketScope`` is: a group's plan looks each address up several times.
+    private let hashCode: Int
 
     package init(scope: BucketScope, key: String) {
         self.scope = scope
         self.key = key
+        var hasher = Hasher()
+        hasher.combine(scope)
+        hasher.combine(key)
+        hashCode = hasher.finalize()
+    }
+
+    package static func == (lhs: ObjectAddress, rhs: ObjectAddress) -> Bool {
+        lhs.hashCode == rhs.hashCode && lhs.key == rhs.key && lhs.scope == rhs.scope
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(hashCode)
     }
 }
 
