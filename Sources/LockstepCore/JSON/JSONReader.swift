@@ -251,7 +251,11 @@ struct JSONReader {
     }
 
     private func decodeUTF8(_ range: Range<Int>) throws(JSONParseError) -> String {
-        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+        let utf8 = UnsafeBufferPointer(rebasing: bytes[range])
+        // ASCII is valid UTF-8 as it is: made directly, it costs a few instructions a byte,
+        // where the generic validating initializer costs some 900 a string (callgrind).
+        if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
+        guard let text = String(validating: utf8, as: UTF8.self) else {
             throw error("invalid UTF-8 in a string", at: range.lowerBound)
         }
         return text

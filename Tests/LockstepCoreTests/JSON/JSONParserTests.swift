@@ -66,9 +66,12 @@ struct JSONParserTests {
         }
     }
 
-    @Test func refusesInvalidUTF8() {
-        let bytes: [UInt8] = [0x22, 0xC3, 0x28, 0x22]
-        #expect(throws: JSONParseError.self) { try JSONValue(parsing: bytes) }
+    @Test func refusesInvalidUTF8() throws {
+        // A bad sequence, a lone continuation byte after ASCII, one after an escape, a name's.
+        for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x22], [0x22, 0x61, 0x80, 0x22], [0x22, 0x5C, 0x6E, 0xFF, 0x22], [0x7B, 0x22, 0xC3, 0x22, 0x3A, 0x31, 0x7D]] {
+            #expect(throws: JSONParseError.self) { try JSONValue(parsing: bytes) }
+        }
+        #expect(try JSONValue(parsing: [0x22, 0x61, 0xC3, 0xA9, 0x22]) == .string("aé"))
     }
 
     @Test func refusesNestingPastTheLimit() throws {
