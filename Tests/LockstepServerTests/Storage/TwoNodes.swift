@@ -128,12 +128,21 @@ enum TwoNodes {
         }
     }
 
+    /// The backend of the node's listening connection. Polled: with a short heartbeat on a
+    /// loaded machine, the relay may be between two connections (the old one closed, the new
+    /// one not yet in `pg_stat_activity`; a full parallel run found none).
     private static func relayBackend(of node: TestNode, _ admin: PostgresConnection) async throws -> Int32 {
-        let pids = try await admin.query(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = \("lockstep relay \(node.store.nodeID)")",
-            logger: TestStores.quietLogger
-        ).collect().map { try $0.decode(Int32.self) }
-        return try #require(pids.count == 1 ? pids.first : nil, "node \(node.store.nodeID) has \(pids.count) listening connections")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let pids = try await admin.query(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = \("lockstep relay \(node.store.nodeID)")",
+                logger: TestStores.quietLogger
+            ).collect().map { try $0.decode(Int32.self) }
+            if pids.count == 1 || ContinuousClock.now > deadline {
+                return try #require(pids.count == 1 ? pids.first : nil, "node \(node.store.nodeID) has \(pids.count) listening connections")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     private static func withAdminConnection<T>(_ node: TestNode, _ body: (PostgresConnection) async throws -> T) async throws -> T {
