@@ -63,7 +63,9 @@ public struct ChangeEvent: Sendable {
         member("clientid")
         JSONSerializer.appendString(change.clientID, to: &output)
         member("cv")
-        JSONSerializer.appendString(version.description, to: &output)
+        output.append(UInt8(ascii: "\""))
+        version.appendDigits(to: &output)
+        output.append(UInt8(ascii: "\""))
         member("ev")
         output.append(contentsOf: String(change.endVersion).utf8)
         if extensions && change.mergedWithoutBase {
