@@ -36,9 +36,9 @@ public struct JSONSerializer: Sendable {
 
     private func write(_ value: JSONValue, into output: inout [UInt8], indent: Int) {
         switch value {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .integer(let integer): output.append(contentsOf: String(integer).utf8)
+        case .null: output.appendLiteral("null")
+        case .bool(let flag): flag ? output.appendLiteral("true") : output.appendLiteral("false")
+        case .integer(let integer): output.appendDecimal(integer)
         case .number(let number): writeNumber(number, into: &output)
         case .string(let text): Self.writeString(text, into: &output)
         case .array(let elements): writeArray(elements, into: &output, indent: indent)
@@ -50,7 +50,7 @@ public struct JSONSerializer: Sendable {
         // JSON has no infinities or NaN; the parser never makes them, and a value built in
         // code that holds one is written as null rather than as invalid JSON.
         guard number.isFinite else {
-            output.append(contentsOf: "null".utf8)
+            output.appendLiteral("null")
             return
         }
         output.append(contentsOf: number.description.utf8)
@@ -58,7 +58,7 @@ public struct JSONSerializer: Sendable {
 
     private func writeArray(_ elements: [JSONValue], into output: inout [UInt8], indent: Int) {
         guard !elements.isEmpty else {
-            output.append(contentsOf: "[]".utf8)
+            output.appendLiteral("[]")
             return
         }
         output.append(UInt8(ascii: "["))
@@ -73,7 +73,7 @@ public struct JSONSerializer: Sendable {
 
     private func writeObject(_ members: JSONObject, into output: inout [UInt8], indent: Int) {
         guard !members.isEmpty else {
-            output.append(contentsOf: "{}".utf8)
+            output.appendLiteral("{}")
             return
         }
         output.append(UInt8(ascii: "{"))
@@ -120,16 +120,16 @@ public struct JSONSerializer: Sendable {
 
     private static func writeEscape(of byte: UInt8, into output: inout [UInt8]) {
         switch byte {
-        case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-        case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-        case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
-        case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
-        case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
-        case 0x08: output.append(contentsOf: #"\b"#.utf8)
-        case 0x0C: output.append(contentsOf: #"\f"#.utf8)
+        case UInt8(ascii: "\""): output.appendLiteral(#"\""#)
+        case UInt8(ascii: "\\"): output.appendLiteral(#"\\"#)
+        case UInt8(ascii: "\n"): output.appendLiteral(#"\n"#)
+        case UInt8(ascii: "\r"): output.appendLiteral(#"\r"#)
+        case UInt8(ascii: "\t"): output.appendLiteral(#"\t"#)
+        case 0x08: output.appendLiteral(#"\b"#)
+        case 0x0C: output.appendLiteral(#"\f"#)
         default:
             let hexDigits = Array("0123456789abcdef".utf8)
-            output.append(contentsOf: #"\u00"#.utf8)
+            output.appendLiteral(#"\u00"#)
             output.append(hexDigits[Int(byte >> 4)])
             output.append(hexDigits[Int(byte & 0xF)])
         }

@@ -6,7 +6,7 @@
 extension ObjectDiff {
     /// Appends the diff's compact JSON, members in the order of their names' UTF-8 bytes.
     public func appendJSON(to output: inout [UInt8]) {
-        guard !operations.isEmpty else { return output.append(contentsOf: "{}".utf8) }
+        guard !operations.isEmpty else { return output.appendLiteral("{}") }
         output.append(UInt8(ascii: "{"))
         for (offset, member) in operations.sorted(by: { JSONSerializer.utf8Order($0.key, $1.key) }).enumerated() {
             if offset > 0 { output.append(UInt8(ascii: ",")) }
@@ -28,7 +28,7 @@ extension ObjectDiff {
 
 extension ListDiff {
     func appendJSON(to output: inout [UInt8]) {
-        guard !operations.isEmpty else { return output.append(contentsOf: "{}".utf8) }
+        guard !operations.isEmpty else { return output.appendLiteral("{}") }
         output.append(UInt8(ascii: "{"))
         // Names are decimal indexes, ordered as text ("10" before "9"), as the serializer orders them.
         let members = operations.map { (name: String($0.key), operation: $0.value) }.sorted { JSONSerializer.utf8Order($0.name, $1.name) }
@@ -45,22 +45,22 @@ extension ListDiff {
 extension DiffOperation {
     /// `{"o":code,"v":value}`: "o" sorts before "v".
     func appendJSON(to output: inout [UInt8]) {
-        output.append(contentsOf: #"{"o":"#.utf8)
+        output.appendLiteral(#"{"o":"#)
         JSONSerializer.appendString(code, to: &output)
         switch self {
         case .insert(let value), .replace(let value), .increment(let value):
-            output.append(contentsOf: #","v":"#.utf8)
+            output.appendLiteral(#","v":"#)
             JSONSerializer().append(value, to: &output)
         case .remove:
             break
         case .object(let diff):
-            output.append(contentsOf: #","v":"#.utf8)
+            output.appendLiteral(#","v":"#)
             diff.appendJSON(to: &output)
         case .list(let diff):
-            output.append(contentsOf: #","v":"#.utf8)
+            output.appendLiteral(#","v":"#)
             diff.appendJSON(to: &output)
         case .text(let delta), .listText(let delta):
-            output.append(contentsOf: #","v":"#.utf8)
+            output.appendLiteral(#","v":"#)
             JSONSerializer.appendString(delta, to: &output)
         }
         output.append(UInt8(ascii: "}"))

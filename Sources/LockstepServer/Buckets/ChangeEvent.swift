@@ -51,9 +51,11 @@ public struct ChangeEvent: Sendable {
         var output: [UInt8] = []
         output.reserveCapacity(160)
         func member(_ name: StaticString, first: Bool = false) {
-            output.append(contentsOf: first ? #"{""# .utf8 : #",""#.utf8)
-            output.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            output.append(contentsOf: #"":"#.utf8)
+            output.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            output.append(UInt8(ascii: "\""))
+            output.appendLiteral(name)
+            output.append(UInt8(ascii: "\""))
+            output.append(UInt8(ascii: ":"))
         }
         // In the order of the names' UTF-8 bytes, as JSONSerializer writes objects.
         member("ccids", first: true)
@@ -67,10 +69,10 @@ public struct ChangeEvent: Sendable {
         version.appendDigits(to: &output)
         output.append(UInt8(ascii: "\""))
         member("ev")
-        output.append(contentsOf: String(change.endVersion).utf8)
+        output.appendDecimal(Int64(change.endVersion))
         if extensions && change.mergedWithoutBase {
             member("fallback")
-            output.append(contentsOf: #""member-merge""#.utf8)
+            output.appendLiteral(#""member-merge""#)
         }
         member("id")
         JSONSerializer.appendString(change.key, to: &output)
@@ -78,11 +80,11 @@ public struct ChangeEvent: Sendable {
         JSONSerializer.appendString(change.operation.rawValue, to: &output)
         if let sourceVersion = change.sourceVersion {
             member("sv")
-            output.append(contentsOf: String(sourceVersion).utf8)
+            output.appendDecimal(Int64(sourceVersion))
         }
         if let editTime = change.editTime {
             member("t")
-            output.append(contentsOf: String(editTime).utf8)
+            output.appendDecimal(editTime)
         }
         if let diff = change.diff {
             member("v")
