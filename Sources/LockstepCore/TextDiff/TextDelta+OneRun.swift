@@ -35,17 +35,18 @@ extension TextDelta {
 
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16 + inserted.count)
-        func token(_ text: String) {
+        func token(_ operation: Character, _ count: Int? = nil) {
             if !bytes.isEmpty { bytes.append(UInt8(ascii: "\t")) }
-            bytes += text.utf8
+            bytes.append(operation.asciiValue!)
+            if let count { bytes.appendDecimal(Int64(count)) }
         }
-        if !kept.before.isEmpty { token("=\(kept.before.utf16Count)") }
-        if !deleted.isEmpty { token("-\(deleted.utf16Count)") }
+        if !kept.before.isEmpty { token("=", kept.before.utf16Count) }
+        if !deleted.isEmpty { token("-", deleted.utf16Count) }
         if !inserted.isEmpty {
             token("+")
             DeltaEscaping.escape(inserted, into: &bytes)
         }
-        if !kept.after.isEmpty { token("=\(kept.after.utf16Count)") }
+        if !kept.after.isEmpty { token("=", kept.after.utf16Count) }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -179,6 +179,8 @@ package struct ChangePlanner: Sendable {
     /// removal, arriving once its base is pruned, loses to it by merge rule 5 as it would have
     /// by rule 2. Removals without an edit time count as the oldest.
     static func stamps(_ stamps: [String: EditStamp], keepingRemovalsUpTo removals: Int, in data: JSONObject) -> [String: EditStamp] {
+        // Fewer stamps than the removals kept: none can be over the limit (every change's case).
+        guard stamps.count > removals else { return stamps }
         let removed = stamps.filter { data[$0.key] == nil }
         guard removed.count > removals else { return stamps }
         var kept = stamps.filter { data[$0.key] != nil }
