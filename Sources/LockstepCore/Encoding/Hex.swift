@@ -1,13 +1,25 @@
 /// Lowercase hexadecimal: how digests, keys and secrets travel in JSON and are stored.
 public enum Hex {
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xF)])
-        }
+        for byte in bytes { append(byte, to: &text) }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the two digits of `byte` to `text`.
+    package static func append(_ byte: UInt8, to text: inout [UInt8]) {
+        text.append(digit(byte >> 4))
+        text.append(digit(byte & 0xF))
+    }
+
+    /// Appends the digits of `value`'s bytes, most significant first: zero-padded to two digits
+    /// a byte of its width.
+    package static func append(bigEndian value: UInt64, bytes: Int, to text: inout [UInt8]) {
+        for index in (0..<bytes).reversed() { append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))), to: &text) }
+    }
+
+    private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     public static func decode(_ text: String) -> [UInt8]? {

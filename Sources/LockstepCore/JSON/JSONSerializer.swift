@@ -128,10 +128,8 @@ public struct JSONSerializer: Sendable {
         case 0x08: output.appendLiteral(#"\b"#)
         case 0x0C: output.appendLiteral(#"\f"#)
         default:
-            let hexDigits = Array("0123456789abcdef".utf8)
             output.appendLiteral(#"\u00"#)
-            output.append(hexDigits[Int(byte >> 4)])
-            output.append(hexDigits[Int(byte & 0xF)])
+            Hex.append(byte, to: &output)
         }
     }
 }

@@ -136,13 +136,11 @@ final class ChangeWriter: Sendable {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         // Name by name, with no array of them made for each change.
         func add(_ name: String) {
-            // Over the string's own bytes where it has them (a native string does): stepping
-            // through its UTF-8 view costs several times as much a byte.
-            let hashed: Void? = name.utf8.withContiguousStorageIfAvailable { bytes in
+            // Over the string's own bytes: stepping through its UTF-8 view costs several times
+            // as much a byte.
+            var name = name
+            name.withUTF8 { bytes in
                 for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            }
-            if hashed == nil {
-                for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
             }
             hash = (hash ^ 0xff) &* 0x100_0000_01b3
         }

@@ -1,3 +1,5 @@
+import LockstepCore
+
 /// A bucket's change version (`cv`): the opaque cursor of its change feed.
 ///
 /// On the wire it is 24 lowercase hex characters, like the Mongo object ids Simperium used:
@@ -32,18 +34,11 @@ public struct ChangeVersion: Sendable, Hashable, Comparable, CustomStringConvert
     /// The 24 hex digits of ``description``, appended to `bytes`: every change announced writes
     /// one, and building the string by padding two conversions cost 5,000 instructions.
     public func appendDigits(to bytes: inout [UInt8]) {
-        Self.appendHex(UInt64(epoch), digits: 8, to: &bytes)
-        Self.appendHex(UInt64(sequence), digits: 16, to: &bytes)
+        Hex.append(bigEndian: UInt64(epoch), bytes: 4, to: &bytes)
+        Hex.append(bigEndian: UInt64(sequence), bytes: 8, to: &bytes)
     }
 
     public static func < (lhs: ChangeVersion, rhs: ChangeVersion) -> Bool {
         (lhs.epoch, lhs.sequence) < (rhs.epoch, rhs.sequence)
-    }
-
-    private static func appendHex(_ value: UInt64, digits: Int, to bytes: inout [UInt8]) {
-        for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
-            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xf
-            bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
-        }
     }
 }

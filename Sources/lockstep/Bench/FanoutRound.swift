@@ -204,8 +204,7 @@ final class BenchSocket: Sendable {
                 var unauthorized = initializations.count
                 for try await message in inbound.messages(maxSize: 1 << 26) {
                     guard case .text(let text) = message else { continue }
-                    if unauthorized > 0, let auth = text.firstRange(of: ":auth:"), text[..<auth.lowerBound].allSatisfy(\.isNumber) {
-                        guard text[auth.upperBound...].first != "{" else { throw CommandError("the server refused the bench client: \(text)") }
+                    if unauthorized > 0, try isAuthorization(text) {
                         unauthorized -= 1
                         if unauthorized == 0 {
                             authorize.yield(outbound)
@@ -220,6 +219,14 @@ final class BenchSocket: Sendable {
         for await writer in authorized { return BenchSocket(writer: writer, running: running) }
         _ = try await running.value
         throw CommandError("the bench client's socket closed before it was authorized")
+    }
+
+    /// Whether `text` is the server's answer to an `N:init:` message (`N:auth:…`), `false`
+    /// for any other message; throws when the answer refuses the client.
+    static func isAuthorization(_ text: String) throws -> Bool {
+        guard let auth = text.firstRange(of: ":auth:"), text[..<auth.lowerBound].allSatisfy(\.isNumber) else { return false }
+        guard text[auth.upperBound...].first != "{" else { throw CommandError("the server refused the bench client: \(text)") }
+        return true
     }
 
     func send(_ text: String) async throws {

@@ -42,8 +42,7 @@ struct PipelinedSocket: Sendable {
                         guard frame.fin else { continue }
                         let message = String(buffer: text)
                         text.clear()
-                        if unauthorized, let auth = message.firstRange(of: ":auth:") {
-                            guard message[auth.upperBound...].first != "{" else { throw CommandError("the server refused the bench client: \(message)") }
+                        if unauthorized, try BenchSocket.isAuthorization(message) {
                             unauthorized = false
                             authorize.yield(outbound)
                             authorize.finish()
