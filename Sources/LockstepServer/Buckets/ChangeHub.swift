@@ -1,4 +1,5 @@
 import LockstepCore
+public import NIOCore
 import OrderedCollections
 import Synchronization
 
@@ -13,13 +14,32 @@ public final class ChangeHub: Sendable {
     public struct Subscription: Sendable, Hashable {
         let scope: BucketScope
         let id: Int
+        /// The event loop the subscriber is told on, if it named one.
+        let loop: ObjectIdentifier?
+    }
+
+    /// A bucket's subscribers, by where they are told of a change.
+    ///
+    /// Ordered, so that a delivery takes each group as an array it shares
+    /// (``OrderedDictionary/values``), without copying it.
+    private struct Listeners {
+        /// Told on the announcing thread.
+        var inline: OrderedDictionary<Int, Subscriber> = [:]
+        /// Told on their event loop, all of a loop's in one of its turns.
+        var onLoops: [LoopListeners] = []
+
+        var isEmpty: Bool { inline.isEmpty && onLoops.isEmpty }
+        var count: Int { onLoops.reduce(inline.count) { $0 + $1.subscribers.count } }
+    }
+
+    private struct LoopListeners {
+        let loop: any EventLoop
+        var subscribers: OrderedDictionary<Int, Subscriber>
     }
 
     private struct State {
         var nextID = 0
-        /// Ordered, so that a delivery takes the bucket's subscribers as an array it shares
-        /// (``OrderedDictionary/values``), without copying them.
-        var subscribers: [BucketScope: OrderedDictionary<Int, Subscriber>] = [:]
+        var listeners: [BucketScope: Listeners] = [:]
     }
 
     private let state = Mutex(State())
@@ -28,24 +48,50 @@ public final class ChangeHub: Sendable {
 
     public init() {}
 
-    public func subscribe(_ scope: BucketScope, _ subscriber: @escaping Subscriber) -> Subscription {
+    /// Adds `subscriber` to the bucket's listeners.
+    ///
+    /// A subscriber that names its event `loop` (a socket's) is told there: a change goes to
+    /// each loop once, and the loop tells all its subscribers in one turn and writes what they
+    /// queued, so that their sockets' state is touched by one core only and the announcing
+    /// thread is not held by a thousand of them. Changes reach a loop in the order they were
+    /// announced. Without a loop, the subscriber is told on the announcing thread.
+    public func subscribe(_ scope: BucketScope, on loop: (any EventLoop)? = nil, _ subscriber: @escaping Subscriber) -> Subscription {
         state.withLock { state in
             state.nextID += 1
-            state.subscribers[scope, default: [:]][state.nextID] = subscriber
-            return Subscription(scope: scope, id: state.nextID)
+            let id = state.nextID
+            var listeners = state.listeners.removeValue(forKey: scope) ?? Listeners()
+            if let loop {
+                if let index = listeners.onLoops.firstIndex(where: { $0.loop === loop }) {
+                    listeners.onLoops[index].subscribers[id] = subscriber
+                } else {
+                    listeners.onLoops.append(LoopListeners(loop: loop, subscribers: [id: subscriber]))
+                }
+            } else {
+                listeners.inline[id] = subscriber
+            }
+            state.listeners[scope] = listeners
+            return Subscription(scope: scope, id: id, loop: loop.map { ObjectIdentifier($0) })
         }
     }
 
     public func unsubscribe(_ subscription: Subscription) {
         state.withLock { state in
-            state.subscribers[subscription.scope]?.removeValue(forKey: subscription.id)
-            if state.subscribers[subscription.scope]?.isEmpty == true { state.subscribers[subscription.scope] = nil }
+            guard var listeners = state.listeners.removeValue(forKey: subscription.scope) else { return }
+            if let loop = subscription.loop {
+                if let index = listeners.onLoops.firstIndex(where: { ObjectIdentifier($0.loop) == loop }) {
+                    listeners.onLoops[index].subscribers.removeValue(forKey: subscription.id)
+                    if listeners.onLoops[index].subscribers.isEmpty { listeners.onLoops.remove(at: index) }
+                }
+            } else {
+                listeners.inline.removeValue(forKey: subscription.id)
+            }
+            if !listeners.isEmpty { state.listeners[subscription.scope] = listeners }
         }
     }
 
     /// How many subscribers listen to a bucket.
     public func subscriberCount(_ scope: BucketScope) -> Int {
-        state.withLock { $0.subscribers[scope]?.count ?? 0 }
+        state.withLock { $0.listeners[scope]?.count ?? 0 }
     }
 
     /// Announces a change made on this node: to local subscribers and to every forwarder
@@ -72,9 +118,15 @@ public final class ChangeHub: Sendable {
 
     /// Announces a change that another node made, to local subscribers only.
     public func deliverLocally(_ event: ChangeEvent) {
-        let targets = state.withLock { state in state.subscribers[event.scope]?.values.elements ?? [] }
+        guard let listeners = state.withLock({ $0.listeners[event.scope] }) else { return }
         DrainBatch.gathering {
-            for deliver in targets { deliver(event) }
+            for group in listeners.onLoops {
+                let subscribers = group.subscribers.values.elements
+                DrainBatch.onLoop(group.loop) {
+                    for deliver in subscribers { deliver(event) }
+                }
+            }
+            for deliver in listeners.inline.values.elements { deliver(event) }
         }
     }
 

@@ -87,7 +87,7 @@ final class ChannelSession: Sendable {
         self.extensions = extensions
         self.environment = environment
         self.onClose = onClose
-        let subscription = environment.hub.subscribe(scope) { [self] event in receive(event) }
+        let subscription = environment.hub.subscribe(scope, on: environment.outbox.eventLoop) { [self] event in receive(event) }
         self.subscription.withLock { $0 = subscription }
     }
 

@@ -41,7 +41,7 @@ final class DrainPacer: Sendable {
     /// Has the event loop drain `outboxes` (those one delivery filled) now, or with the next
     /// timed drain.
     func drain(_ outboxes: [SocketOutbox]) {
-        guard linger > .zero, outboxes.count >= minimumFanOut else { return loop.execute { Self.drain(outboxes) } }
+        guard linger > .zero, outboxes.count >= minimumFanOut else { return DrainBatch.onLoop(loop) { Self.drain(outboxes) } }
         enum Plan { case now, joined, timer(at: NIODeadline) }
         let now = NIODeadline.now()
         let plan: Plan = state.withLock { state in
@@ -60,7 +60,8 @@ final class DrainPacer: Sendable {
         case .joined:
             return
         case .now:
-            loop.execute { Self.drain(outboxes) }
+            // At once when the hub told the loop's subscribers on the loop itself.
+            DrainBatch.onLoop(loop) { Self.drain(outboxes) }
         case .timer(let deadline):
             loop.scheduleTask(deadline: deadline) { self.drainTheWaiting() }
         }
@@ -84,22 +85,19 @@ final class DrainPacer: Sendable {
 final class DrainPacers: Sendable {
     let linger: TimeAmount
     let minimumFanOut: Int
-    private let byLoop = Mutex<[ObjectIdentifier: DrainPacer]>([:])
+    private let byLoop: PerEventLoop<DrainPacer>
 
     /// - Parameter minimumFanOut: see ``DrainPacer/minimumFanOut``; 16 sockets of a loop by
     ///   default, so that at 500 changes a second to 100 subscribers on two loops every
     ///   delivery is paced, and a user's few devices never are.
     init(lingerSeconds: Double, minimumFanOut: Int = 16) {
-        self.linger = .nanoseconds(Int64(lingerSeconds * 1e9))
+        let linger = TimeAmount.nanoseconds(Int64(lingerSeconds * 1e9))
+        self.linger = linger
         self.minimumFanOut = minimumFanOut
+        byLoop = PerEventLoop { loop in DrainPacer(loop: loop, linger: linger, minimumFanOut: minimumFanOut) }
     }
 
     func pacer(for loop: any EventLoop) -> DrainPacer {
-        byLoop.withLock { byLoop in
-            if let pacer = byLoop[ObjectIdentifier(loop)] { return pacer }
-            let pacer = DrainPacer(loop: loop, linger: linger, minimumFanOut: minimumFanOut)
-            byLoop[ObjectIdentifier(loop)] = pacer
-            return pacer
-        }
+        byLoop.value(for: loop)
     }
 }

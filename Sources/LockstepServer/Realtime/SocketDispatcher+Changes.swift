@@ -70,6 +70,6 @@ private struct ChangeRefusals: Sendable {
         let error = ChangeMessage.rejection(
             code: code, message: problem, key: message?["id"]?.stringValue ?? "", changeID: message?["ccid"]?.stringValue ?? "",
             clientID: session.clientID)
-        connection.outbox.enqueue(.text(SocketReply.channel(session.number, "c", json: [error])))
+        connection.outbox.enqueueAfterAnnouncements(.text(SocketReply.channel(session.number, "c", json: [error])))
     }
 }

@@ -138,6 +138,16 @@ final class SocketOutbox: Sendable {
         }
     }
 
+    /// Queues `message` behind every change the hub has announced to this socket so far.
+    ///
+    /// The hub tells a socket's channels of a change on the socket's event loop (see
+    /// ``ChangeHub/subscribe(_:on:_:)``), so an announcement may still wait for the loop's turn
+    /// when the change is answered; a refusal queued at once could overtake it. This queues the
+    /// message on the loop too, behind it.
+    func enqueueAfterAnnouncements(_ message: Message) {
+        DrainBatch.onLoop(channel.eventLoop) { self.enqueue(message) }
+    }
+
     /// Waits until the queue is at most half full (or closed): what request handlers do before
     /// producing more output, so their replies are paced by the reader instead of piling up.
     func waitForRoom() async {
@@ -159,6 +169,9 @@ final class SocketOutbox: Sendable {
     }
 
     var peakBytes: Int { state.withLock { $0.peakBytes } }
+
+    /// The socket's event loop, where its frames are written.
+    var eventLoop: any EventLoop { channel.eventLoop }
 
     /// How long the peer has taken none of the frames written to it, if any wait.
     func stalledFor(now: ContinuousClock.Instant = .now) -> Duration? {

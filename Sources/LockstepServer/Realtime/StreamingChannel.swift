@@ -32,7 +32,9 @@ struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
 
     let responder: HTTPChannelHandler.Responder
     let services: LockstepServices
-    let encoding = ChangeEncodingCache()
+    /// Each event loop tells its own sockets' channels of a change (``ChangeHub/subscribe(_:on:_:)``),
+    /// so each encodes it once, in a cache of its own.
+    let encodings = PerEventLoop { _ in ChangeEncodingCache() }
 
     init(responder: @escaping HTTPChannelHandler.Responder, services: LockstepServices) {
         self.responder = Self.redirectingLateUpgrades(responder)
@@ -71,9 +73,10 @@ struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
                     promise.completeWithTask { try await services.store.app(id: appID) != nil ? HTTPHeaders() : nil }
                     return promise.futureResult
                 },
-                upgradePipelineHandler: { [services, encoding] channel, head in
+                upgradePipelineHandler: { [services, encodings] channel, head in
                     channel.eventLoop.makeCompletedFuture {
-                        try Self.serve(channel, head: head, services: services, encoding: encoding, logger: logger)
+                        try Self.serve(
+                            channel, head: head, services: services, encoding: encodings.value(for: channel.eventLoop), logger: logger)
                         return .socket
                     }
                 })
