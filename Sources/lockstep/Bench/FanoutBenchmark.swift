@@ -21,7 +21,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
             delivery and its memory are read from /proc apart from the load's; the same load then \
             runs against redis-server (--redis) as a baseline, twice: publishing only, and storing each change \
             with every write flushed to disk before it is answered or delivered (redis-aof), as Lockstep \
-            commits a change before either. No baseline round. With \
+            commits a change before either. No baseline round. --rounds alternates the servers' order \
+            round by round and reports the median of the rounds' ratios. With \
             --idle-sockets M, the child processes instead hold M silent connections for --seconds, \
             and the servers' memory is read before and after.
             """)
@@ -56,6 +57,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(help: "Run the server and the subscribers in processes of their own, the subscribers spread over this many.")
     var processes: Int?
 
+    @Option(help: "With --processes: how many times Lockstep and Redis are each measured, alternated; the median ratio is reported.")
+    var rounds = 1
+
     @Option(help: "redis-server, for the baseline of --processes and --idle-sockets (skipped when not there).")
     var redis = "/usr/bin/redis-server"
 
@@ -68,8 +72,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
         if (processes != nil || idleSockets != nil) && (url != nil || spaces > 0) {
             throw ValidationError("--processes and --idle-sockets start their own servers: not with --url or --spaces")
         }
-        guard subscribers > 0, baselineSubscribers > 0, writesPerSecond > 0, seconds > 0, spaces >= 0, members > 0 else {
-            throw ValidationError("subscribers, members, writes per second and seconds must be positive")
+        guard subscribers > 0, baselineSubscribers > 0, rounds > 0, writesPerSecond > 0, seconds > 0, spaces >= 0, members > 0 else {
+            throw ValidationError("subscribers, members, rounds, writes per second and seconds must be positive")
         }
         if url != nil && (app == nil || adminToken == nil) { throw ValidationError("--url needs --app and --admin-token") }
     }
@@ -80,7 +84,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
         }
         if let processes {
             return try await FanoutOverProcesses(
-                subscribers: subscribers, processes: processes, writesPerSecond: writesPerSecond, seconds: seconds, redisBinary: redis
+                subscribers: subscribers, processes: processes, writesPerSecond: writesPerSecond, seconds: seconds, redisBinary: redis,
+                rounds: rounds
             ).run()
         }
         let target: BenchTarget

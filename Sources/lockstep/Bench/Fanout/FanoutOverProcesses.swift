@@ -16,6 +16,9 @@ struct FanoutOverProcesses {
     var seconds: Double
     /// redis-server's path; no baseline when nothing is there.
     var redisBinary: String
+    /// Lockstep and Redis are measured this many times, the order of servers alternated
+    /// round by round: one run's ratio moves by a fifth on a shared machine.
+    var rounds = 1
 
     func run() async throws {
         let writes = max(1, Int((writesPerSecond * seconds).rounded()))
@@ -24,44 +27,83 @@ struct FanoutOverProcesses {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let load = FanoutLoad(subscribers: subscribers, processes: processes, writesPerSecond: writesPerSecond, writes: writes)
+        let hasRedis = FileManager.default.isExecutableFile(atPath: redisBinary)
 
         say("Fan-out over processes: \(subscribers) subscribers in \(processes) processes, \(writes) writes at \(writesPerSecond)/s to one shared bucket (Redis: one channel)")
         say("\(ProcessInfo.processInfo.activeProcessorCount) cores shared by server and load; open-file limit \(limit); load average \(Self.loadAverage())")
-        var measurements: [FanoutLoad.Measurement] = []
-        let (lockstep, target) = try await Self.startLockstep(in: directory + "/lockstep")
+        if !hasRedis { say("No Redis baseline: there is no redis-server at \(redisBinary) (apt-get install redis-server, or --redis PATH).") }
+        var results: [[FanoutLoad.Measurement]] = []
+        for round in 1...rounds {
+            if rounds > 1 {
+                say("")
+                say("Round \(round) of \(rounds), \(round % 2 == 1 ? "Lockstep" : "Redis") first")
+            }
+            var measurements: [FanoutLoad.Measurement] = []
+            let redisRounds = hasRedis ? [false, true] : []
+            if round % 2 == 0 {
+                for durable in redisRounds { measurements.append(try await redisRound(load, durable: durable, in: "\(directory)/\(round)")) }
+            }
+            measurements.insert(try await lockstepRound(load, in: "\(directory)/\(round)/lockstep"), at: 0)
+            if round % 2 == 1 {
+                for durable in redisRounds { measurements.append(try await redisRound(load, durable: durable, in: "\(directory)/\(round)")) }
+            }
+            Self.printRound(measurements)
+            results.append(measurements)
+        }
+        if rounds > 1 && hasRedis { Self.reportMedians(of: results) }
+        say("load average at the end: \(Self.loadAverage())")
+    }
+
+    /// One round's table, what lies behind it, and Lockstep against each Redis.
+    private static func printRound(_ measurements: [FanoutLoad.Measurement]) {
+        say("")
+        say(FanoutProcessReport.header)
+        for measurement in measurements { say(FanoutProcessReport.row(measurement)) }
+        for line in measurements.flatMap(FanoutProcessReport.details) { say(line) }
+        for redis in measurements.dropFirst() { say(FanoutProcessReport.ratios(lockstep: measurements[0], redis: redis)) }
+    }
+
+    /// Each round's p99 and CPU per delivery over each Redis's, and their medians.
+    private static func reportMedians(of results: [[FanoutLoad.Measurement]]) {
+        say("")
+        for index in results[0].indices.dropFirst() {
+            let name = results[0][index].server
+            for (figure, value) in [
+                ("p99", { (measurement: FanoutLoad.Measurement) in Double(measurement.subscribers.latencies.percentile(0.99)) }),
+                ("CPU per delivery", { (measurement: FanoutLoad.Measurement) in measurement.serverCPUPerDelivery }),
+            ] {
+                let ratios = results.map { round in value(round[0]) / max(value(round[index]), 1e-12) }
+                say("lockstep / \(name), \(figure), median of \(ratios.count) rounds: "
+                    + String(format: "×%.2f", ratios.sorted()[ratios.count / 2]) + " ("
+                    + ratios.map { String(format: "×%.2f", $0) }.joined(separator: ", ") + ")")
+            }
+        }
+    }
+
+    /// The load against `lockstep serve` of this binary, in `directory`.
+    private func lockstepRound(_ load: FanoutLoad, in directory: String) async throws -> FanoutLoad.Measurement {
+        let (lockstep, target) = try await Self.startLockstep(in: directory)
+        let measurement: FanoutLoad.Measurement
         do {
             let bucket = "fanout-\(UUID().uuidString.prefix(8).lowercased())"
             try await target.shareBucket(bucket)
             let arguments = ["--server", "lockstep", "--url", target.socketURL, "--token", target.token, "--bucket", bucket]
-            measurements.append(try await load.run(on: lockstep, subscriberArguments: arguments) {
+            measurement = try await load.run(on: lockstep, subscriberArguments: arguments) {
                 try await StreamWriter.open(url: target.socketURL, token: target.token, bucket: bucket)
-            })
+            }
         } catch {
             await lockstep.stop()
             throw error
         }
         await lockstep.stop()
         Self.report(lockstep)
-
-        if FileManager.default.isExecutableFile(atPath: redisBinary) {
-            for durable in [false, true] {
-                measurements.append(try await redisRound(load, durable: durable, in: directory + (durable ? "/redis-aof" : "/redis")))
-            }
-        } else {
-            say("No Redis baseline: there is no redis-server at \(redisBinary) (apt-get install redis-server, or --redis PATH).")
-        }
-
-        say("")
-        say(FanoutProcessReport.header)
-        for measurement in measurements { say(FanoutProcessReport.row(measurement)) }
-        for line in measurements.flatMap(FanoutProcessReport.details) { say(line) }
-        for redis in measurements.dropFirst() { say(FanoutProcessReport.ratios(lockstep: measurements[0], redis: redis)) }
-        say("load average at the end: \(Self.loadAverage())")
+        return measurement
     }
 
     /// The same load against redis-server: publishing only, or (`durable`) storing each change
     /// and publishing it, with every write flushed to disk first (``FanoutServer/redis(binary:directory:maximumClients:durable:)``).
-    private func redisRound(_ load: FanoutLoad, durable: Bool, in directory: String) async throws -> FanoutLoad.Measurement {
+    private func redisRound(_ load: FanoutLoad, durable: Bool, in round: String) async throws -> FanoutLoad.Measurement {
+        let directory = round + (durable ? "/redis-aof" : "/redis")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let redis = try await FanoutServer.redis(binary: redisBinary, directory: directory, maximumClients: subscribers + 100, durable: durable)
         do {
