@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LockstepPostgres", targets: ["LockstepPostgres"]),
         .library(name: "LockstepClient", targets: ["LockstepClient"]),
         .executable(name: "lockstep", targets: ["lockstep"]),
+        .executable(name: "lockstep-bench", targets: ["lockstep-bench"]),
         .executable(name: "tictactoe", targets: ["tictactoe"]),
         .executable(name: "inventory", targets: ["inventory"]),
     ],
@@ -41,6 +42,15 @@ let package = Package(
     targets: [
         .target(
             name: "ChildProcesses",
+            swiftSettings: strictSettings
+        ),
+        // What the two command-line tools share: output, their errors, the wall clock.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [
+                "LockstepClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -127,6 +137,31 @@ let package = Package(
             name: "lockstep",
             dependencies: [
                 "ChildProcesses",
+                "CommandLineSupport",
+                "LockstepCore",
+                "LockstepServer",
+                "LockstepPostgres",
+                "LockstepClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Load generators and system benchmarks against peers (nginx, Redis, raw SQLite and
+        // PostgreSQL): never shipped in `lockstep`.
+        .executableTarget(
+            name: "lockstep-bench",
+            dependencies: [
+                "ChildProcesses",
+                "CommandLineSupport",
                 "LockstepCore",
                 "LockstepServer",
                 "LockstepPostgres",
@@ -172,8 +207,10 @@ let package = Package(
             name: "LockstepClientTests",
             dependencies: [
                 "ChildProcesses",
+                "CommandLineSupport",
                 "LockstepClient",
                 "lockstep",
+                "lockstep-bench",
                 "tictactoe",
                 "inventory",
                 "LockstepCore",

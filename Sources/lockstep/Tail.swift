@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Dispatch
 import Foundation
 import LockstepClient
@@ -38,7 +39,7 @@ struct Tail: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let token = token ?? environment["LOCKSTEP_TOKEN"] else { throw ValidationError("give a token with --token or LOCKSTEP_TOKEN") }
-        let socket = try Self.socketURL(base: url ?? environment["LOCKSTEP_URL"] ?? "http://127.0.0.1:8080", app: app)
+        let socket = try StreamingSocketURL.make(base: url ?? environment["LOCKSTEP_URL"] ?? "http://127.0.0.1:8080", app: app)
         let follower = BucketFollower(bucket: bucket, resumingAfter: cv)
         let interrupt = Self.onInterrupt {
             let resume = follower.lastChangeVersion.map { " (resume with --cv \($0))" } ?? ""
@@ -65,19 +66,6 @@ struct Tail: AsyncParsableCommand {
             }
         }
         throw CommandError("the server closed the connection\(close.map { ": \($0.closeCode) \($0.reason ?? "")" } ?? "")")
-    }
-
-    /// `ws(s)://host/sock/1/{app}/websocket` for a server's `http(s)://host` URL.
-    static func socketURL(base: String, app: String) throws -> String {
-        guard var components = URLComponents(string: base), let scheme = components.scheme else {
-            throw ValidationError("\(base) is not a URL such as http://127.0.0.1:8080")
-        }
-        components.scheme = ["https", "wss"].contains(scheme) ? "wss" : "ws"
-        var path = components.path
-        while path.hasSuffix("/") { path.removeLast() }
-        components.path = path + "/sock/1/\(app)/websocket"
-        guard let url = components.string else { throw ValidationError("\(base) is not a URL such as http://127.0.0.1:8080") }
-        return url
     }
 
     /// Runs `handler` on SIGINT instead of dying silently.

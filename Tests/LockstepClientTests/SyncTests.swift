@@ -4,6 +4,7 @@ import LockstepCore
 import LockstepServer
 import Testing
 @testable import lockstep
+@testable import lockstep_bench
 
 @Suite("Sync with a real server")
 struct SyncTests {

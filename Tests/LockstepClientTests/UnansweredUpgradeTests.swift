@@ -3,6 +3,7 @@ import Foundation
 import LockstepCore
 import Synchronization
 @testable import lockstep
+@testable import lockstep_bench
 import Testing
 
 /// A socket whose upgrade request the server never answers: closed after the request (as a

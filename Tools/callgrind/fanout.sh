@@ -6,9 +6,9 @@
 #   Tools/callgrind/fanout.sh [path/to/lockstep]     # default .build/release/lockstep
 #   SUBSCRIBERS=50 WRITES=100 RATE=10 Tools/callgrind/fanout.sh
 #
-# The server runs under callgrind; the load (`lockstep bench fanout --url`) runs natively in a
+# The server runs under callgrind; the load (`lockstep-bench fanout --url`) runs natively in a
 # process of its own. After a warm-up, four rounds, 1 and SUBSCRIBERS subscribers, WRITES and 2×WRITES changes
-# each (each `bench fanout` round also writes as many to one baseline subscriber first); the
+# each (each `lockstep-bench fanout` round also writes as many to one baseline subscriber first); the
 # differences cancel what connecting costs, leaving
 #   per change   = what a change costs whatever its subscribers (parse, commit, announce)
 #   per delivery = what each subscriber adds (queue, frame, write).
@@ -24,7 +24,7 @@ source "$(dirname "$0")/server.sh"
 start_server "$binary"
 
 round() {
-    instructions "$1-subscribers-$2-writes" "$binary" bench fanout --url "http://127.0.0.1:$port" --app "$app" --admin-token "$admin" \
+    instructions "$1-subscribers-$2-writes" "$(dirname "$binary")/lockstep-bench" fanout --url "http://127.0.0.1:$port" --app "$app" --admin-token "$admin" \
         --subscribers "$1" --baseline-subscribers 1 --writes-per-second "$rate" --seconds "$(python3 -c "print($2 / $rate)")"
 }
 # A first round pays for what is made once (statements prepared, type metadata, caches).

@@ -4,6 +4,7 @@ import NIOPosix
 import Synchronization
 import Testing
 @testable import lockstep
+@testable import lockstep_bench
 
 /// The server killed with SIGKILL at random moments while a client pipelines changes, and
 /// started again on the same data, ten times: every change it acknowledged is there with its

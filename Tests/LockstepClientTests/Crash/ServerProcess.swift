@@ -7,6 +7,7 @@ import Logging
 import PostgresNIO
 import Testing
 @testable import lockstep
+@testable import lockstep_bench
 
 /// Where a crash test's server keeps its data across restarts: a SQLite data directory, or a
 /// PostgreSQL schema (dropped at the end).

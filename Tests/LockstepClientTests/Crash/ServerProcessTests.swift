@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import lockstep
+@testable import lockstep_bench
 
 /// The test servers' own start: a port free when chosen may be taken before the server binds it.
 @Suite("Test server processes")

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import lockstep
+@testable import lockstep_bench
 
 /// Debian's nginx in a child process, serving `deploy/nginx/lockstep.conf` (the file operators
 /// install) in front of the given nodes: only the listening port and the upstream servers are

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 @testable import lockstep
+@testable import lockstep_bench
 
 /// A minimal HTTP/1.1 server on 127.0.0.1, for exercising the HTTP transports end to end
 /// without the Lockstep server: it answers each request (GET or HEAD, no body) with what

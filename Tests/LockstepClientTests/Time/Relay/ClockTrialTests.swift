@@ -1,5 +1,6 @@
 import Foundation
 @testable import lockstep
+@testable import lockstep_bench
 import LockstepClient
 import Testing
 

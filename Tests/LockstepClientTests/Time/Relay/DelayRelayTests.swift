@@ -3,8 +3,10 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CommandLineSupport
 import Foundation
 @testable import lockstep
+@testable import lockstep_bench
 import LockstepClient
 import Testing
 

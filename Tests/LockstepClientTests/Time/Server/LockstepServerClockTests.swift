@@ -1,5 +1,7 @@
+import CommandLineSupport
 import Foundation
 @testable import lockstep
+@testable import lockstep_bench
 import LockstepClient
 import LockstepCore
 import Testing

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 @testable import lockstep
 @testable import LockstepClient
