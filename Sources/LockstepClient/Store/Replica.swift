@@ -93,6 +93,15 @@ final class Replica: Sendable {
 
     /// Stores `object` as the local state of `key` and queues the change for the server.
     func put(bucket: String, key: String, object: JSONObject, priority: ChangePriority) async throws {
+        try await put(bucket: bucket, key: key, priority: priority) { _ in object }
+    }
+
+    /// Stores what `make` returns as the local state of `key`, and queues the change for the
+    /// server. `make` runs inside the write transaction, on the object as it is now (`nil` when
+    /// there is none), so no other write slips in between.
+    func put(
+        bucket: String, key: String, priority: ChangePriority, _ make: @Sendable @escaping (JSONObject?) throws -> JSONObject
+    ) async throws {
         let editTime = editTimes.serverTimeNow()
         let clientID = clientID
         try await writeLocal(bucket: bucket, key: key) { db in
@@ -101,6 +110,7 @@ final class Replica: Sendable {
             if old == .removed || ghost?.isDeleted == true {
                 throw LockstepClientError.removed(bucket: bucket, key: key)
             }
+            let object = try make(old.data)
             guard old != .present(object) else { return [] }
             let new = LocalState.present(object)
             try LocalRecords.setLocal(db, bucket, key, new)

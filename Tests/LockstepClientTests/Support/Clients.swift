@@ -2,6 +2,7 @@ import Foundation
 import LockstepClient
 import LockstepCore
 import Synchronization
+import Testing
 
 /// A socket URL nothing listens on: connecting is refused at once, so clients poll over HTTP.
 let refusedSocketURL = URL(string: "ws://127.0.0.1:9/sock/1/none/websocket")!
@@ -93,5 +94,22 @@ func nextEvent<Event: Sendable>(
         defer { group.cancelAll() }
         guard let event = try await group.next() ?? nil else { throw LockstepClientError.timedOut("an event") }
         return event
+    }
+}
+
+/// Edit times from a clock that only goes forward: each write is dated after the one before,
+/// as a calibrated ``ServerClock`` dates them.
+final class RisingEditTimes: EditTimeSource {
+    private let last = Mutex<Int64>(1_000)
+    func serverTimeNow() -> Int64? { last.withLock { $0 += 1_000; return $0 } }
+}
+
+/// Runs `body` and records what it throws as an issue. Inside `propertyCheck` a thrown error
+/// would otherwise be dropped: it counts recorded issues only, and ignores what its body throws.
+func recordingThrows(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void) async {
+    do {
+        try await body()
+    } catch {
+        Issue.record(error, sourceLocation: sourceLocation)
     }
 }
