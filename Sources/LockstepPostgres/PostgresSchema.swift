@@ -253,6 +253,10 @@ enum PostgresSchema {
             "DROP INDEX changes_by_key",
             "CREATE INDEX changes_by_key ON changes (bucket_id, key, end_version)",
         ],
+        // Each app's JWT sign-in settings (IdentityProviderSettings), as JSON.
+        [
+            "CREATE TABLE identity_providers (app_id TEXT PRIMARY KEY, settings TEXT NOT NULL, updated_at BIGINT NOT NULL)",
+        ],
     ]
 
     /// Takes the advisory lock that serializes migrations across the nodes of one schema, for

@@ -29,6 +29,7 @@ public enum LockstepServer {
         SpaceRoutes(services: services).add(to: router)
         BlobRoutes(services: services).add(to: router)
         AdminRoutes(services: services).add(to: router)
+        IdentityProviderRoutes(services: services).add(to: router)
         ConsoleRoutes(files: .shared).add(to: router)
         return router
     }

@@ -63,7 +63,7 @@ public struct LockstepServices: Sendable {
         let startedAt: Int64
         let consoleSignals: ConsoleSignals
 
-        init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger, blobDirectory: URL?) {
+        init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger, blobDirectory: URL?, jwksCertificateAuthorities: String?) {
             self.store = store
             self.limits = limits
             self.clock = clock
@@ -80,7 +80,8 @@ public struct LockstepServices: Sendable {
             let tokenWatch = TokenWatch(store: store, connections: connections, clock: clock, limits: limits, logger: logger)
             self.tokenWatch = tokenWatch
             self.accounts = AccountService(
-                store: store, limits: limits, now: { clock.now() }, onRevoked: { hashes in tokenWatch.revoked(hashes) })
+                store: store, limits: limits, now: { clock.now() }, onRevoked: { hashes in tokenWatch.revoked(hashes) },
+                jwksCertificateAuthorities: jwksCertificateAuthorities)
             let spaceChannels = SpaceChannels()
             self.spaceChannels = spaceChannels
             let spaces = SpaceService(store: store, channels: spaceChannels, connections: connections, limits: limits, now: { clock.now() })
@@ -102,10 +103,18 @@ public struct LockstepServices: Sendable {
         }
     }
 
-    /// - Parameter blobDirectory: where blobs are kept (every node of a PostgreSQL deployment
-    ///   must see the same directory); `nil` keeps none, and refuses every reference to one.
-    public init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger, blobDirectory: URL? = nil) {
-        parts = Parts(store: store, limits: limits, clock: clock, logger: logger, blobDirectory: blobDirectory)
+    /// - Parameters:
+    ///   - blobDirectory: where blobs are kept (every node of a PostgreSQL deployment must see
+    ///     the same directory); `nil` keeps none, and refuses every reference to one.
+    ///   - jwksCertificateAuthorities: a PEM file of certificate authorities trusted, beside the
+    ///     system's, when apps' identity providers' JWKS are fetched (`--jwks-ca-file`).
+    public init(
+        store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger, blobDirectory: URL? = nil,
+        jwksCertificateAuthorities: String? = nil
+    ) {
+        parts = Parts(
+            store: store, limits: limits, clock: clock, logger: logger, blobDirectory: blobDirectory,
+            jwksCertificateAuthorities: jwksCertificateAuthorities)
         drainPacers = DrainPacers(lingerSeconds: limits.announcementLingerSeconds)
     }
 

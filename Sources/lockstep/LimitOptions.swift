@@ -67,6 +67,16 @@ struct LimitOptions: ParsableArguments {
     var tokenLifetimeSeconds: Double?
     @Option(name: .customLong("password-hash-cost"), help: "scrypt cost N for password hashes (a power of two).")
     var passwordHashCost: Int?
+    @Option(name: .customLong("jwks-refresh-seconds"), help: "How long an app's fetched JWKS is used before it is fetched again (default 600).")
+    var jwksRefreshSeconds: Double?
+    @Option(name: .customLong("jwks-unknown-kid-seconds"), help: "A token with a kid the cached JWKS lacks fetches it again at most this often per app (default 60).")
+    var jwksUnknownKeyRefreshSeconds: Double?
+    @Option(name: .customLong("jwks-timeout-seconds"), help: "How long one JWKS fetch may take (default 10).")
+    var jwksFetchTimeoutSeconds: Double?
+    @Option(name: .customLong("max-jwks-bytes"), help: "Largest JWKS answer read (default 524288).")
+    var maximumJWKSBytes: Int?
+    @Option(name: .customLong("max-jwt-bytes"), help: "Longest JWT accepted (default 16384).")
+    var maximumJWTBytes: Int?
 
     @Option(name: .customLong("max-spaces-per-user"), help: "Spaces one user may be a member of; 0: no limit (default 1000).")
     var maximumSpacesPerUser: Int?
@@ -140,6 +150,26 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(passwordHashCost, "LOCKSTEP_PASSWORD_HASH_COST") {
             guard value > 1, value & (value - 1) == 0 else { throw ValidationError("the password hash cost must be a power of two") }
             limits.passwordHashCost = value
+        }
+        if let value = try pick(jwksRefreshSeconds, "LOCKSTEP_JWKS_REFRESH_SECONDS") {
+            guard value > 0 else { throw ValidationError("the JWKS refresh must be more than 0 seconds") }
+            limits.jwksRefreshSeconds = value
+        }
+        if let value = try pick(jwksUnknownKeyRefreshSeconds, "LOCKSTEP_JWKS_UNKNOWN_KID_SECONDS") {
+            guard value >= 0 else { throw ValidationError("the JWKS refresh on an unknown kid cannot be less than 0 seconds apart") }
+            limits.jwksUnknownKeyRefreshSeconds = value
+        }
+        if let value = try pick(jwksFetchTimeoutSeconds, "LOCKSTEP_JWKS_TIMEOUT_SECONDS") {
+            guard value > 0 else { throw ValidationError("the JWKS fetch timeout must be more than 0 seconds") }
+            limits.jwksFetchTimeoutSeconds = value
+        }
+        if let value = try pick(maximumJWKSBytes, "LOCKSTEP_MAX_JWKS_BYTES") {
+            guard value > 0 else { throw ValidationError("the largest JWKS must be at least 1 byte") }
+            limits.maximumJWKSBytes = value
+        }
+        if let value = try pick(maximumJWTBytes, "LOCKSTEP_MAX_JWT_BYTES") {
+            guard value > 0 else { throw ValidationError("the longest JWT must be at least 1 byte") }
+            limits.maximumJWTBytes = value
         }
         if let value = try pick(maximumSpacesPerUser, "LOCKSTEP_MAX_SPACES_PER_USER") { limits.maximumSpacesPerUser = value }
         if let value = try pick(maximumMembersPerSpace, "LOCKSTEP_MAX_MEMBERS_PER_SPACE") { limits.maximumMembersPerSpace = value }

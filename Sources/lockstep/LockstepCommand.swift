@@ -8,6 +8,6 @@ struct LockstepCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Apps.self, Tokens.self, Tail.self,
             DiffCommand.self, PatchCommand.self, TransformCommand.self,
-            StoreCommand.self, ClientCommand.self, SpacesCommand.self, TimeCommand.self, Backup.self, Restore.self,
+            StoreCommand.self, ClientCommand.self, SpacesCommand.self, AuthCommand.self, TimeCommand.self, Backup.self, Restore.self,
         ])
 }

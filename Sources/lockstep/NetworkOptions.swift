@@ -24,6 +24,25 @@ struct NetworkOptions: ParsableArguments {
             valueName: "host:port"))
     var metricsListen: String?
 
+    @Option(
+        name: .customLong("jwks-ca-file"),
+        help: ArgumentHelp(
+            "A PEM file of certificate authorities trusted, beside the system's, when apps' identity providers' JWKS are fetched over HTTPS (env LOCKSTEP_JWKS_CA_FILE): for a provider whose certificate a private CA signed.",
+            valueName: "path"))
+    var jwksCAFile: String?
+
+    /// The certificate authorities of `--jwks-ca-file`, checked: a file that holds none is
+    /// refused at startup, not at the first sign-in.
+    func jwksCertificateAuthorities() throws -> String? {
+        guard let path = jwksCAFile ?? ProcessInfo.processInfo.environment["LOCKSTEP_JWKS_CA_FILE"], !path.isEmpty else { return nil }
+        do {
+            try IdentityProviders.checkCertificateAuthorities(path)
+        } catch {
+            throw ValidationError("--jwks-ca-file \(path): \(error)")
+        }
+        return path
+    }
+
     func trustedProxies() throws -> TrustedProxies {
         let text = trustedProxy.isEmpty ? ProcessInfo.processInfo.environment["LOCKSTEP_TRUSTED_PROXIES"] ?? "" : trustedProxy.joined(separator: " ")
         do {

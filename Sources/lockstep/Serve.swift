@@ -52,11 +52,14 @@ struct Serve: AsyncParsableCommand {
         let resolvedLimits = try limits.resolved()
         let trustedProxies = try network.trustedProxies()
         let metricsListener = try network.metricsListener()
+        let jwksCertificateAuthorities = try network.jwksCertificateAuthorities()
         let directoryLock = try storage.lockDataDirectory()
         let store = try await storage.openStore()
         let blobDirectory = storage.resolvedBlobDirectory
         try PrivateFiles.createDirectory(blobDirectory.path)
-        var services = LockstepServices(store: store, limits: resolvedLimits, clock: clock, logger: logger, blobDirectory: blobDirectory)
+        var services = LockstepServices(
+            store: store, limits: resolvedLimits, clock: clock, logger: logger, blobDirectory: blobDirectory,
+            jwksCertificateAuthorities: jwksCertificateAuthorities)
         services.releases = releases
         services.trustedProxies = trustedProxies
         services.metrics = MetricsAccess(bearerToken: network.metricsBearerToken, onMainListener: metricsListener == nil)

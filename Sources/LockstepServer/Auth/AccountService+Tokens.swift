@@ -7,9 +7,18 @@
 /// ``Limits/tokenCheckIntervalSeconds`` on the others.
 extension AccountService {
     /// Who a token belongs to. The app's admin token is accepted too, acting for the user
-    /// named by `actingUserID` (`X-Simperium-User`) when given.
+    /// named by `actingUserID` (`X-Simperium-User`) when given, and so is a JWT of the app's
+    /// identity provider (``IdentityProviders``), as the user it names.
     public func authenticate(appID: String, token: String?, actingUserID: String? = nil) async throws -> Identity {
-        guard let token, !token.isEmpty else { throw AccountError(.unauthorized, "send an access token in X-Simperium-Token") }
+        guard let token, !token.isEmpty else {
+            throw AccountError(.unauthorized, "send an access token in X-Simperium-Token (or Authorization: Bearer)")
+        }
+        // A Lockstep token is hex and has no dot: this scan is all a JWT costs it.
+        if CompactJWS.looksLikeJWT(token) {
+            let identity = try await identityProviders.authenticate(appID: appID, token: token)
+            if let record = identity.token { verifiedTokens.insert(record.tokenHash) }
+            return identity
+        }
         let hash = Secrets.hash(token)
         let found = try await store.tokenAuthentication(appID: appID, tokenHash: hash)
         guard let app = found.app else { throw AccountError(.notFound, "there is no app \(appID)") }
@@ -78,6 +87,9 @@ extension AccountService {
     public func changePassword(of identity: Identity, current: String, new: String) async throws -> Int {
         guard let token = identity.token, let userID = identity.userID else {
             throw AccountError(.forbidden, "only a user's own token changes their password")
+        }
+        guard !identity.isSignedByProvider else {
+            throw AccountError(.forbidden, "this user signs in through the app's identity provider: their password is the provider's to change")
         }
         try Self.validate(password: new)
         guard let user = try await store.user(appID: identity.appID, id: userID) else {

@@ -14,10 +14,14 @@ public struct AccountService: Sendable {
     public let verifiedTokens: VerifiedTokens
     /// Told the hashes of tokens revoked here, to close their sockets at once.
     let onRevoked: @Sendable ([String]) -> Void
+    /// Each app's own identity provider, whose JWTs are accepted as tokens.
+    public let identityProviders: IdentityProviders
 
+    /// - Parameter jwksCertificateAuthorities: a PEM file of certificate authorities trusted,
+    ///   beside the system's, when identity providers' JWKS are fetched.
     public init(
         store: any SyncStore, limits: Limits, now: @escaping @Sendable () -> Int64,
-        onRevoked: @escaping @Sendable ([String]) -> Void = { _ in }
+        onRevoked: @escaping @Sendable ([String]) -> Void = { _ in }, jwksCertificateAuthorities: String? = nil
     ) {
         self.store = store
         self.passwords = PasswordWorker(hasher: PasswordHasher(cost: limits.passwordHashCost))
@@ -26,6 +30,7 @@ public struct AccountService: Sendable {
         self.passwordAttempts = RateLimiter(ratePerSecond: limits.passwordAttemptsPerMinute / 60, burst: limits.passwordAttemptsPerMinute * 2)
         self.verifiedTokens = VerifiedTokens()
         self.onRevoked = onRevoked
+        self.identityProviders = IdentityProviders(store: store, limits: limits, certificateAuthorities: jwksCertificateAuthorities, now: now)
     }
 
     /// The secrets of a new app, shown once: only their hashes are stored.
@@ -44,8 +49,12 @@ public struct AccountService: Sendable {
         public var username: String?
         public var isAdmin: Bool
         /// The user's token that proved this identity; `nil` for the admin token, which is
-        /// not revoked or expired this way.
+        /// not revoked or expired this way. For a JWT, a record made from it: its hash, and
+        /// its `exp` as the expiry.
         public var token: TokenRecord?
+        /// Whether the token is a JWT of the app's identity provider (``IdentityProviders``):
+        /// not stored, so not revoked here; it holds until its `exp`.
+        public var isSignedByProvider = false
     }
 
     /// A user's token, as `create/` and `authorize/` return it.

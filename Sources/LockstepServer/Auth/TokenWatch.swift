@@ -12,7 +12,7 @@ public import ServiceLifecycle
 /// tokens its connections hold still exist. Expiry needs no query at all: each connection's
 /// expiry times are known from when its channels opened.
 ///
-/// Connections claim a token before checking it (``ConnectionRegistry/claimToken(_:on:)``),
+/// Connections claim a token before checking it (``ConnectionRegistry/claimToken(_:on:selfContained:)``),
 /// so a revocation committed after the check moves the count after the claim, and the next
 /// look finds the connection: closed if its check had passed, marked to close if the check
 /// passes later, left alone if the check fails (the client hears why).

@@ -108,6 +108,21 @@ public struct Limits: Sendable, Equatable {
     /// scrypt's cost parameter N for password hashes (a power of two).
     public var passwordHashCost = 1 << 15
 
+    /// How long a JWKS fetched from an app's identity provider is used before it is fetched
+    /// again (on the next token that needs it); until a fetch succeeds, the keys fetched
+    /// before stay in use, so an unreachable provider signs nobody out.
+    public var jwksRefreshSeconds = 600.0
+    /// A token naming a key (`kid`) that the cached JWKS does not hold makes the server fetch
+    /// the JWKS again, at most once per this many seconds per app: a provider that rotated its
+    /// keys is heard of at once, and a stream of made-up `kid`s costs it one fetch a minute.
+    public var jwksUnknownKeyRefreshSeconds = 60.0
+    /// How long one JWKS fetch may take, connection and answer together.
+    public var jwksFetchTimeoutSeconds = 10.0
+    /// The largest JWKS answer read; a longer one fails the fetch.
+    public var maximumJWKSBytes = 512 * 1024
+    /// The longest JWT accepted; a longer one is refused (401) before it is decoded.
+    public var maximumJWTBytes = 16 * 1024
+
     /// How many spaces one user may be a member of (made or joined); past it making one is
     /// refused (403). Invitations are not counted against the invitee. 0 turns it off.
     public var maximumSpacesPerUser = 1000

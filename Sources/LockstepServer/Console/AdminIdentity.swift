@@ -6,7 +6,7 @@ extension LockstepServices {
     /// for a user), so that the console can say which.
     func requireAdmin(_ request: Request, app: String) async throws -> AccountService.Identity {
         let identity = try await mappingServiceErrors {
-            try await accounts.authenticate(appID: app, token: request.headers[.simperiumToken])
+            try await accounts.authenticate(appID: app, token: request.accessToken)
         }
         guard identity.isAdmin, identity.userID == nil else {
             throw HTTPError(.forbidden, message: "this is the admin API: only the app's admin token may use it, not a user's token")

@@ -36,7 +36,7 @@ struct AuthRoutes<Context: RequestContext> {
             let app = try context.parameters.require("app")
             let fields = try await request.fields(limit: 64 * 1024)
             let grant = try await mappingServiceErrors {
-                let identity = try await services.accounts.authenticate(appID: app, token: request.headers[.simperiumToken])
+                let identity = try await services.accounts.authenticate(appID: app, token: request.accessToken)
                 guard identity.isAdmin, identity.userID == nil else {
                     throw AccountError(.forbidden, "only the app's admin token issues tokens")
                 }
@@ -51,7 +51,7 @@ struct AuthRoutes<Context: RequestContext> {
             let app = try context.parameters.require("app")
             let fields = try await request.fields(limit: 64 * 1024, allowingEmpty: true)
             let revoked = try await mappingServiceErrors {
-                let identity = try await services.accounts.authenticate(appID: app, token: request.headers[.simperiumToken])
+                let identity = try await services.accounts.authenticate(appID: app, token: request.accessToken)
                 if identity.isAdmin {
                     guard let username = fields["username"] else {
                         throw AccountError(.badRequest, "the admin token revokes the tokens of a user: send {\"username\": …}")
@@ -60,6 +60,10 @@ struct AuthRoutes<Context: RequestContext> {
                 }
                 guard let token = identity.token, let userID = identity.userID else {
                     throw AccountError(.forbidden, "only a user's token or the admin token revokes tokens")
+                }
+                guard !identity.isSignedByProvider else {
+                    throw AccountError(
+                        .forbidden, "a JWT of the app's identity provider is not Lockstep's to revoke: it holds until its exp; sign out at the provider")
                 }
                 if Self.flag(fields["all"]) { return try await services.accounts.revokeTokens(appID: app, userID: userID) }
                 return try await services.accounts.revoke(tokenHash: token.tokenHash, appID: app) ? 1 : 0
@@ -73,7 +77,7 @@ struct AuthRoutes<Context: RequestContext> {
             let app = try context.parameters.require("app")
             let fields = try await request.fields(limit: 64 * 1024)
             let revoked = try await mappingServiceErrors {
-                let identity = try await services.accounts.authenticate(appID: app, token: request.headers[.simperiumToken])
+                let identity = try await services.accounts.authenticate(appID: app, token: request.accessToken)
                 return try await services.accounts.changePassword(
                     of: identity, current: try Self.required("password", in: fields), new: try Self.required("new_password", in: fields))
             }

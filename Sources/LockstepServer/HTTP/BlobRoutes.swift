@@ -121,7 +121,7 @@ struct BlobRoutes<Context: RequestContext> {
     private func caller(_ request: Request, _ context: Context) async throws -> (AccountService.Identity, BlobService) {
         let app = try context.parameters.require("app")
         let identity = try await services.accounts.authenticate(
-            appID: app, token: request.headers[.simperiumToken], actingUserID: request.headers[.simperiumUser])
+            appID: app, token: request.accessToken, actingUserID: request.headers[.simperiumUser])
         guard let blobs = services.blobs else {
             throw HTTPError(.serviceUnavailable, message: "this server keeps no blobs: start it with a blob directory (--blob-dir)")
         }

@@ -145,7 +145,7 @@ struct FeedRoutes<Context: RequestContext> {
         let bucket = try context.parameters.require("bucket")
         let identity = try await mappingServiceErrors {
             try await services.accounts.authenticate(
-                appID: app, token: request.headers[.simperiumToken], actingUserID: request.headers[.simperiumUser])
+                appID: app, token: request.accessToken, actingUserID: request.headers[.simperiumUser])
         }
         return (identity, bucket)
     }

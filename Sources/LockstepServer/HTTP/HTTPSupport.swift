@@ -25,6 +25,17 @@ extension Response {
 }
 
 extension Request {
+    /// The access token a request carries: `X-Simperium-Token`, or else `Authorization:
+    /// Bearer` (what a backend holding its identity provider's JWT sends). A Lockstep token, the
+    /// admin token and a JWT are accepted in either.
+    var accessToken: String? {
+        if let token = headers[.simperiumToken] { return token }
+        guard let authorization = headers[.authorization] else { return nil }
+        let scheme = "bearer "
+        guard authorization.utf8.count > scheme.utf8.count, authorization.prefix(scheme.count).lowercased() == scheme else { return nil }
+        return authorization.dropFirst(scheme.count).trimmingCharacters(in: .whitespaces)
+    }
+
     /// The body as JSON, refusing bodies over `limit` bytes (413) and anything that is not JSON (400).
     mutating func jsonBody(limit: Int) async throws -> JSONValue {
         let buffer = try await collectBody(upTo: limit)

@@ -86,7 +86,7 @@ struct ObjectRoutes<Context: RequestContext> {
         }
         let identity = try await mappingServiceErrors {
             try await services.accounts.authenticate(
-                appID: app, token: request.headers[.simperiumToken], actingUserID: request.headers[.simperiumUser])
+                appID: app, token: request.accessToken, actingUserID: request.headers[.simperiumUser])
         }
         return (identity, bucket, key, version)
     }

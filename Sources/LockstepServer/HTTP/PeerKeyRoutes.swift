@@ -18,7 +18,7 @@ struct PeerKeyRoutes<Context: RequestContext> {
             let bucket = try context.parameters.require("bucket")
             return try await mappingServiceErrors {
                 let identity = try await services.accounts.authenticate(
-                    appID: app, token: request.headers[.simperiumToken], actingUserID: request.headers[.simperiumUser])
+                    appID: app, token: request.accessToken, actingUserID: request.headers[.simperiumUser])
                 let scope = try await services.scope(for: identity, bucket: bucket, writing: true)
                 guard let secret = try await services.store.peerSecret(appID: scope.appID) else {
                     throw AccountError(.notFound, "there is no app \(scope.appID)")

@@ -37,7 +37,7 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
         }
         let client = trustedProxies.client(peer: peer, forwardedFor: forwardedFor)
         let address = "address:" + (client?.limitKey ?? "unknown")
-        let tokenHash = request.headers[.simperiumToken].map(Secrets.hash)
+        let tokenHash = request.accessToken.map(Secrets.hash)
         var allowed: Bool
         if let tokenHash, accounts.verifiedTokens.contains(tokenHash) {
             allowed = requests.allow("token:" + tokenHash)

@@ -85,7 +85,7 @@ struct SpaceRoutes<Context: RequestContext> {
         let app = try context.parameters.require("app")
         return try await mappingServiceErrors {
             try await services.accounts.authenticate(
-                appID: app, token: request.headers[.simperiumToken], actingUserID: request.headers[.simperiumUser])
+                appID: app, token: request.accessToken, actingUserID: request.headers[.simperiumUser])
         }
     }
 

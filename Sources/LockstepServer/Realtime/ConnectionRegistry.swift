@@ -104,6 +104,9 @@ public final class ConnectionRegistry: Sendable {
         /// Ended (revoked) while a channel was checking it: if the check passes regardless (it
         /// read the store before the revocation), the connection ends then.
         var doomed: Set<String> = []
+        /// JWTs of the app's identity provider: not stored, so never looked for among the
+        /// store's tokens; they end when they expire.
+        var selfContained: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -191,10 +194,14 @@ public final class ConnectionRegistry: Sendable {
     /// still unchecked marks it: ``confirmToken(_:on:)`` then ends the connection, since its
     /// check may have read the store before the revocation. ``releaseToken(_:on:)`` undoes a
     /// claim whose check failed, or whose token is the admin's.
-    func claimToken(_ hash: String, on id: SocketConnectionID) {
+    ///
+    /// A `selfContained` token (a JWT) is not the store's: ``heldTokenHashes()`` leaves it out,
+    /// so that a revocation elsewhere does not read it as revoked.
+    func claimToken(_ hash: String, on id: SocketConnectionID, selfContained: Bool = false) {
         state.withLock { state in
             guard state.open[id] != nil else { return }
             state.tokens[id, default: HeldTokens()].claims[hash, default: 0] += 1
+            if selfContained { state.tokens[id]?.selfContained.insert(hash) }
         }
     }
 
@@ -208,6 +215,7 @@ public final class ConnectionRegistry: Sendable {
                 held.confirmed.remove(hash)
                 held.expiries[hash] = nil
                 held.doomed.remove(hash)
+                held.selfContained.remove(hash)
             }
             state.tokens[id] = held
         }
@@ -226,10 +234,12 @@ public final class ConnectionRegistry: Sendable {
         terminate?(.tokenRevoked)
     }
 
-    /// Every token hash some open connection holds or is checking.
+    /// Every stored token's hash some open connection holds or is checking (JWTs left out).
     func heldTokenHashes() -> Set<String> {
         state.withLock { state in
-            state.tokens.values.reduce(into: Set<String>()) { hashes, held in hashes.formUnion(held.claims.keys) }
+            state.tokens.values.reduce(into: Set<String>()) { hashes, held in
+                hashes.formUnion(held.claims.keys.filter { !held.selfContained.contains($0) })
+            }
         }
     }
 

@@ -40,7 +40,7 @@ extension SocketDispatcher {
 
         // Claimed before it is checked, so that a revocation after the check finds this socket.
         let tokenHash = Secrets.hash(token)
-        services.connections.claimToken(tokenHash, on: connection.info.id)
+        services.connections.claimToken(tokenHash, on: connection.info.id, selfContained: CompactJWS.looksLikeJWT(token))
         let identity: AccountService.Identity
         let access: BucketAccess
         // A space's channel is claimed before its member's role is read, for the same reason.

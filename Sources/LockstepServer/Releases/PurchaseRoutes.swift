@@ -42,7 +42,7 @@ struct PurchaseRoutes<Context: RequestContext> {
         let wanted = try Purchase(json: try await request.jsonObjectBody(limit: services.limits.maximumRequestBytes))
         let identity = try await mappingServiceErrors {
             try await services.accounts.authenticate(
-                appID: try context.parameters.require("app"), token: request.headers[.simperiumToken],
+                appID: try context.parameters.require("app"), token: request.accessToken,
                 actingUserID: request.headers[.simperiumUser])
         }
         return try await mappingServiceErrors {

@@ -9,8 +9,8 @@ public import LockstepCore
 /// transaction, reading through ``GroupReads``, so the plan and the commit see one state on
 /// one node or several. Spaces and their members are kept by the same store (``SpaceStore``),
 /// the records of objects referring to blobs (``BlobReferenceStore``), and what the console
-/// reads (``ConsoleStore``).
-public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore {
+/// reads (``ConsoleStore``), and each app's identity provider (``IdentityProviderStore``).
+public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore, IdentityProviderStore {
     // MARK: Accounts
 
     func insertApp(_ app: AppRecord) async throws

@@ -35,7 +35,8 @@ struct TestServer: Sendable {
     /// (trusted proxies, metrics access) before it listens.
     static func start(
         limits: Limits = testLimits, clockOffsetNanoseconds: Int64 = 0, store: (any SyncStore)? = nil, logger: Logger? = nil,
-        releases: ReleaseService? = nil, blobDirectory: URL? = nil, configure: (inout LockstepServices) -> Void = { _ in }
+        releases: ReleaseService? = nil, blobDirectory: URL? = nil, jwksCertificateAuthorities: String? = nil,
+        configure: (inout LockstepServices) -> Void = { _ in }
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -47,7 +48,7 @@ struct TestServer: Sendable {
         }()
         var services = LockstepServices(
             store: store, limits: limits, clock: ServerClockSource(offsetNanoseconds: clockOffsetNanoseconds), logger: logger,
-            blobDirectory: blobDirectory ?? directory.appendingPathComponent("blobs"))
+            blobDirectory: blobDirectory ?? directory.appendingPathComponent("blobs"), jwksCertificateAuthorities: jwksCertificateAuthorities)
         services.releases = releases
         // Every delivery paced, however few sockets it fills: a server paces only deliveries to
         // many (``DrainPacer/minimumFanOut``), which the suites' few sockets never are, and so

@@ -190,6 +190,16 @@ enum SQLiteSchema {
                 ALTER TABLE space_members ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
                 """)
         }
+        migrator.registerMigration("v8: identity providers") { db in
+            // Each app's JWT sign-in settings (IdentityProviderSettings), as JSON.
+            try db.execute(sql: """
+                CREATE TABLE identity_providers (
+                    app_id TEXT PRIMARY KEY,
+                    settings TEXT NOT NULL,
+                    updated_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 
