@@ -88,8 +88,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            // The console's static files, copied beside every binary (see ConsoleFiles).
-            resources: [.copy("Console/Files")],
+            // The console's static files and lockstep.js, copied beside every binary (see
+            // ConsoleFiles and SDKFiles; Clients/JavaScript/src is a link to SDK/JavaScript).
+            resources: [.copy("Console/Files"), .copy("SDK/JavaScript")],
             swiftSettings: strictSettings
         ),
         .target(

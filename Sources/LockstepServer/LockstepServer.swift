@@ -31,6 +31,7 @@ public enum LockstepServer {
         AdminRoutes(services: services).add(to: router)
         IdentityProviderRoutes(services: services).add(to: router)
         ConsoleRoutes(files: .shared).add(to: router)
+        SDKRoutes(files: .shared).add(to: router)
         return router
     }
 

@@ -7,7 +7,7 @@ struct LockstepCommand: AsyncParsableCommand {
         abstract: "Shared time and shared state for apps: the Lockstep server and the tools around it.",
         subcommands: [
             Serve.self, Apps.self, Tokens.self, Tail.self,
-            DiffCommand.self, PatchCommand.self, TransformCommand.self,
+            DiffCommand.self, PatchCommand.self, TransformCommand.self, DiffBatchCommand.self,
             StoreCommand.self, ClientCommand.self, SpacesCommand.self, AuthCommand.self, TimeCommand.self, Backup.self, Restore.self,
         ])
 }
