@@ -23,7 +23,7 @@ export class DiffError extends Error {
  * A path written like `title`, `tags[2]` or `meta.author`; other names as `["a b"]`.
  * @param {DiffPath} path
  */
-export function describePath(path) {
+function describePath(path) {
   let text = "";
   for (const component of path) {
     if (typeof component === "number") text += `[${component}]`;

@@ -41,7 +41,7 @@ export function makeObjectDiff(old, neu, schema) {
  * @param {JSONValue} old @param {JSONValue} neu @param {DiffSchema} [schema]
  * @returns {Operation | null}
  */
-export function makeOperation(old, neu, schema) {
+function makeOperation(old, neu, schema) {
   if (jsonEqual(old, neu)) return null;
   const otype = schema?.otype;
   if (otype === "replace") return { o: "r", v: neu };
@@ -63,7 +63,7 @@ export function makeOperation(old, neu, schema) {
  * @param {JSONValue[]} old @param {JSONValue[]} neu @param {DiffSchema} [itemSchema]
  * @returns {ListDiff}
  */
-export function makeListDiff(old, neu, itemSchema) {
+function makeListDiff(old, neu, itemSchema) {
   let prefix = 0;
   while (prefix < old.length && prefix < neu.length && jsonEqual(old[prefix], neu[prefix])) prefix++;
   let suffix = 0;

@@ -55,7 +55,7 @@ function readListDiff(json, path) {
  * @param {unknown} json @param {DiffPath} [path]
  * @returns {Operation}
  */
-export function readOperation(json, path = []) {
+function readOperation(json, path = []) {
   if (!isJSONObject(json)) {
     throw new DiffError("malformed", path, `an operation must be an object like {"o":"r","v":…}, not ${typeName(json)}`);
   }

@@ -3,7 +3,7 @@
 // by member and element by element; concurrent text edits merge as patches where they apply;
 // anything else goes to the winner.
 import { DiffError } from "./errors.js";
-import { applyObjectDiff, applyOperation } from "./apply.js";
+import { applyOperation } from "./apply.js";
 import { applyListText, forms, listElements, listText, listTextDelta } from "./listtext.js";
 import { isEmptyDiff, sortedIndices } from "./operations.js";
 import { applyDelta, rebaseDelta } from "../text/textdelta.js";
@@ -50,7 +50,7 @@ export function transformObjectDiff(diff, applied, base, winner, path = []) {
  * @param {ConflictWinner} winner @param {DiffPath} path
  * @returns {Operation | null}
  */
-export function transformOperation(mine, theirs, base, winner, path) {
+function transformOperation(mine, theirs, base, winner, path) {
   if (mine.o === "I" && theirs.o === "I") return mine; // Increments commute.
   if (mine.o === "O" && theirs.o === "O" && isJSONObject(base)) {
     const rebased = transformObjectDiff(mine.v, theirs.v, base, winner, path);
@@ -106,7 +106,7 @@ function rebaseText(mine, theirs, base, path) {
  * @param {string} mine @param {string} theirText @param {string} base @param {DiffPath} path
  * @returns {{ rebased: string | null } | { conflict: true }}
  */
-export function rebaseTextOnto(mine, theirText, base, path) {
+function rebaseTextOnto(mine, theirText, base, path) {
   try {
     return rebaseDelta(mine, theirText, base);
   } catch (error) {
@@ -158,7 +158,7 @@ function rebaseListText(mine, theirs, base, path, rewritingForms) {
  * @param {ConflictWinner} winner @param {DiffPath} path
  * @returns {ListDiff}
  */
-export function transformListDiff(mine, theirs, base, winner, path) {
+function transformListDiff(mine, theirs, base, winner, path) {
   const my = listEdits(mine, base, path);
   const their = listEdits(theirs, base, path);
   const output = new ListDiffWriter();

@@ -42,7 +42,7 @@ export function serialize(value) {
  * in exponent form otherwise (`1e+16`, `2.5e-07`).
  * @param {number} value
  */
-export function formatNumber(value) {
+function formatNumber(value) {
   if (!Number.isFinite(value)) return "null";
   if (Number.isInteger(value) && Math.abs(value) < TWO_TO_THE_63) {
     return Math.abs(value) < 1e21 ? BigInt(value).toString() : String(value);

@@ -121,7 +121,7 @@ function check(value, path, open) {
  * Whether a string is well-formed UTF-16 (no lone surrogate).
  * @param {string} text
  */
-export function isWellFormed(text) {
+function isWellFormed(text) {
   for (let index = 0; index < text.length; index++) {
     const unit = text.charCodeAt(index);
     if (unit < 0xd800 || unit >= 0xe000) continue;

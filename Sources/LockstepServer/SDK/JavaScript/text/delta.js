@@ -71,7 +71,7 @@ const strictUTF8 = new TextDecoder("utf-8", { fatal: true });
  * @param {string} delta
  * @returns {DeltaToken[]}
  */
-export function parseDelta(delta) {
+function parseDelta(delta) {
   /** @type {DeltaToken[]} */
   const tokens = [];
   for (const token of delta.split("\t")) {

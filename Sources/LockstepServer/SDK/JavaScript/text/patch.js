@@ -35,7 +35,7 @@ const CONTEXT_MARGIN = 4;
  * diff-match-patch's defaults, which Simperium uses.
  * @type {ApplyOptions}
  */
-export const defaultApplyOptions = Object.freeze({
+const defaultApplyOptions = Object.freeze({
   matchThreshold: 0.5, matchDistance: 1000, deleteThreshold: 0.5, timeoutMs: 1000, requiresIntactDeletions: false,
 });
 

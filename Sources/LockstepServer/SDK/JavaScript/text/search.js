@@ -116,7 +116,7 @@ export function overlapLength(a, b) {
 }
 
 /** Searches texts for one pattern in time linear in both (Knuth, Morris and Pratt, 1977). */
-export class PatternSearch {
+class PatternSearch {
   /** @param {readonly number[]} pattern */
   constructor(pattern) {
     this.pattern = pattern;

@@ -39,7 +39,7 @@ function deltaOfEdits(edits) {
  * @param {number[]} old @param {number[]} neu @param {number} prefix @param {number} suffix
  * @returns {string | null}
  */
-export function oneRunDelta(old, neu, prefix, suffix) {
+function oneRunDelta(old, neu, prefix, suffix) {
   if (!(old.length - prefix - suffix <= 1 || neu.length - prefix - suffix <= 1)) return null;
   const before = old.slice(0, prefix);
   const after = old.slice(old.length - suffix);

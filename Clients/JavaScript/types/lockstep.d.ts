@@ -1,0 +1,13 @@
+export { Lockstep } from "./client.js";
+export { version } from "./version.js";
+export { Bucket } from "./bucket.js";
+export { Space } from "./spaces/space.js";
+export { Outbox } from "./outbox.js";
+export { ServerClock } from "./clock/server-clock.js";
+export { ServerTime } from "./clock/server-time.js";
+export { MemoryStore } from "./store/memory.js";
+export { IndexedDBStore } from "./store/indexeddb.js";
+export { LockstepError, SpaceError, AttachmentError } from "./errors.js";
+export { ChangeEvent, DetailEvent } from "./events.js";
+export { diff, patch, transform, makeDelta, applyDelta, mergeText, serialize, conflictWinner, DiffError, TextDeltaError } from "./jsondiff.js";
+export { attachmentOf, references } from "./attachments/reference.js";
