@@ -21,8 +21,10 @@ export class ChangeEvent extends Event {
     kind: "inserted" | "updated" | "deleted";
     bucket: string;
     key: string;
-    object: import("./json/value.js").JSONObject | null;
     origin: Origin;
+    change: Change;
+    /** The object after the change (a copy, made when first read); null when deleted. */
+    get object(): import("./json/value.js").JSONObject | null;
 }
 /**
  * An event that carries one value as `detail`: `statechange`, `transfer`, `spacelost`.

@@ -26,8 +26,13 @@ export class ChangeEvent extends Event {
     this.kind = change.kind;
     this.bucket = change.bucket;
     this.key = change.key;
-    this.object = change.object;
     this.origin = change.origin;
+    this.change = change;
+  }
+
+  /** The object after the change (a copy, made when first read); null when deleted. */
+  get object() {
+    return this.change.object;
   }
 }
 

@@ -286,12 +286,32 @@ export function enqueueEdit(tx, bucket, key, old, neu, priority, now, clientID) 
 export function changeBetween(old, neu, bucket, key, origin) {
   const before = dataOf(old);
   const after = dataOf(neu);
-  if (before === undefined && after !== undefined) return { kind: "inserted", bucket, key, object: copyJSON(after), origin };
-  if (before !== undefined && after === undefined) return { kind: "deleted", bucket, key, object: null, origin };
-  if (before !== undefined && after !== undefined && !sameState(old, neu)) {
-    return { kind: "updated", bucket, key, object: copyJSON(after), origin };
-  }
+  if (before === undefined && after !== undefined) return change("inserted", bucket, key, after, origin);
+  if (before !== undefined && after === undefined) return change("deleted", bucket, key, null, origin);
+  if (before !== undefined && after !== undefined && !sameState(old, neu)) return change("updated", bucket, key, after, origin);
   return null;
+}
+
+/**
+ * A change whose object is copied when first read: an index walk of 10,000 objects that nobody
+ * looks at copies nothing, and an app that edits the object it got cannot reach the store's.
+ * @param {Change["kind"]} kind
+ * @param {string} bucket
+ * @param {string} key
+ * @param {JSONObject | null} data
+ * @param {Origin} origin
+ * @returns {Change}
+ */
+function change(kind, bucket, key, data, origin) {
+  /** @type {JSONObject | null | undefined} */
+  let copy;
+  return {
+    kind, bucket, key, origin,
+    get object() {
+      if (copy === undefined) copy = data === null ? null : copyJSON(data);
+      return copy;
+    },
+  };
 }
 
 /**
