@@ -230,8 +230,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            // The browser scenarios, run by ConsoleBrowserTests with Python and selenium.
-            exclude: ["Console/console_browser.py"],
+            // The browser scenarios, run by ConsoleBrowserTests and LockstepJSBrowserTests with Python and selenium.
+            exclude: ["Console/console_browser.py", "LockstepJS/lockstepjs_browser.py"],
             swiftSettings: strictSettings
         ),
     ]

@@ -69,8 +69,9 @@ enum ConsoleBrowser {
         return Server(process: process, baseURL: base, appID: app, adminToken: token, directory: directory)
     }
 
-    /// Runs one scenario of the script against `server`; its exit status and everything it printed.
-    static func run(_ scenario: String, on server: Server) async throws -> (passed: Bool, output: String) {
+    /// Runs one scenario of `script` (the console's, unless another's: lockstep.js has one too)
+    /// against `server`; its exit status and everything it printed.
+    static func run(_ scenario: String, on server: Server, script: URL = script) async throws -> (passed: Bool, output: String) {
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         let arguments = [
             "python3", script.path, scenario, server.baseURL, server.appID, server.adminToken, screenshots.path, LockstepTool.executable.path,
@@ -78,7 +79,7 @@ enum ConsoleBrowser {
         let process = try ChildProcess.spawn(env, arguments: arguments, output: .captured)
         let (output, status) = try await onOwnThread { (process.readAllOutput(), process.waitUntilExit()) }
         let text = String(decoding: output, as: UTF8.self)
-        print("console browser \(scenario):\n\(text)")
+        print("browser \(scenario):\n\(text)")
         return (status.terminationStatus == 0 && text.contains("ok \(scenario)"), text)
     }
 }
