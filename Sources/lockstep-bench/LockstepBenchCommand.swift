@@ -10,6 +10,6 @@ struct LockstepBenchCommand: AsyncParsableCommand {
         abstract: "Measure Lockstep's speed and accuracy against its peers (build with -c release).",
         subcommands: [
             BenchDiff.self, BenchClock.self, BenchReleases.self, BenchStore.self, BenchHistory.self, FanoutBenchmark.self, ClientBenchmark.self,
-            PeerBenchmark.self, BenchBlobs.self, FanoutSubscribers.self,
+            PeerBenchmark.self, BenchBlobs.self, FanoutSubscribers.self, BenchAuth.self,
         ])
 }
