@@ -35,8 +35,9 @@ final class SocketConnection: Sendable {
     /// Timers that end the connection when a token it holds expires, by expiry, cancelled when
     /// it ends.
     private let expiryTimers = Mutex<[Int64: Scheduled<Void>]>([:])
-    /// The heartbeat's timer (``watchThePeer()``) and the deadline for a first channel.
-    private let peerWatch = Mutex<RepeatedTask?>(nil)
+    /// The heartbeat's next check (``watchThePeer(_:due:)``), and whether the connection ended.
+    private let peerWatch = Mutex<(next: Scheduled<Void>?, isEnded: Bool)>((nil, false))
+    /// The deadline for a first channel.
     private let firstChannelDeadline = Mutex<Scheduled<Void>?>(nil)
 
     /// Made on the socket's event loop; `writer` is the handler at the head of its pipeline
@@ -83,7 +84,7 @@ final class SocketConnection: Sendable {
         awaitFirstChannel()
         if let heartbeat {
             try heartbeat.listen(on: pipeline)
-            watchThePeer(heartbeat)
+            watchThePeer(heartbeat, due: .now() + .nanoseconds(Int64(heartbeat.checkEvery.nanoseconds)))
         }
     }
 
@@ -125,7 +126,10 @@ final class SocketConnection: Sendable {
         releaseFeed.withLock { $0?.cancel() }
         for timer in expiryTimers.withLock({ $0.values }) { timer.cancel() }
         firstChannelDeadline.withLock { $0?.cancel() }
-        peerWatch.withLock { $0?.cancel() }
+        peerWatch.withLock { watch in
+            watch.isEnded = true
+            watch.next?.cancel()
+        }
         // Nothing more goes out: whoever waits for room (catch-ups) is released.
         outbox.close()
         // Its changes still in the writer are answered first: a creation answered after the
@@ -199,24 +203,25 @@ final class SocketConnection: Sendable {
     /// heartbeat timeout (``SocketHeartbeat``), or when it has not taken a single message for
     /// that long: pings cannot catch the latter, since they queue behind the stalled write.
     ///
-    /// The check runs on the socket's event loop every quarter of the timeout. When it runs
-    /// late, by over half a tick, the loop was too busy to read either, so the lateness is not
-    /// counted as the peer's silence (``SocketHeartbeat/forgive(_:now:)``).
-    private func watchThePeer(_ heartbeat: SocketHeartbeat) {
-        let tick = heartbeat.timeout / 4
-        let due = Mutex(ContinuousClock.now + tick)
-        let watch = closer.channel.eventLoop.scheduleRepeatedTask(
-            initialDelay: .nanoseconds(Int64(tick.nanoseconds)), delay: .nanoseconds(Int64(tick.nanoseconds))
-        ) { [self] watch in
-            let now = ContinuousClock.now
-            let late = due.withLock { due in
-                defer { due = now + tick }
-                return now - due
-            }
-            if late > tick / 2 { heartbeat.forgive(late) }
-            if !peerKeepsUp(heartbeat) { watch.cancel() }
+    /// The check runs on the socket's event loop every quarter of the timeout, and also at the
+    /// moment the peer's silence would reach the timeout when that comes sooner: a silent peer
+    /// is closed as its timeout passes, not up to a quarter of it later (the other holders of
+    /// its presence objects are told that much sooner). When a check runs late, by over half a
+    /// quarter, the loop was too busy to read either, so the lateness is not counted as the
+    /// peer's silence (``SocketHeartbeat/forgive(_:now:)``).
+    private func watchThePeer(_ heartbeat: SocketHeartbeat, due: NIODeadline) {
+        let next = closer.channel.eventLoop.scheduleTask(deadline: due) { [self] in
+            let now = NIODeadline.now()
+            let late = Duration.nanoseconds((now - due).nanoseconds)
+            if late > heartbeat.checkEvery / 2 { heartbeat.forgive(late) }
+            guard peerKeepsUp(heartbeat) else { return }
+            let tick = now + .nanoseconds(Int64(heartbeat.checkEvery.nanoseconds))
+            watchThePeer(heartbeat, due: min(tick, heartbeat.silentPast))
         }
-        peerWatch.withLock { $0 = watch }
+        peerWatch.withLock { watch in
+            if watch.isEnded { return next.cancel() }
+            watch.next = next
+        }
     }
 
     /// Whether the peer still takes what is written and answers; when not, closes the connection.

@@ -30,6 +30,16 @@ final class SocketHeartbeat: Sendable {
     /// How long the peer must stay quiet before it is pinged.
     var pingAfter: Duration { timeout / 4 }
 
+    /// How often the connection checks on its peer at least (``check(now:)``): as often as it
+    /// may need pinging.
+    var checkEvery: Duration { pingAfter }
+
+    /// The moment the peer's silence passes the timeout, unless it is heard from before: when
+    /// the connection checks on it once more, so that it goes on time.
+    var silentPast: NIODeadline {
+        NIODeadline.uptimeNanoseconds(lastRead.load(ordering: .acquiring) &+ UInt64(timeout.nanoseconds) &+ 1)
+    }
+
     /// Starts recording the arrival of the peer's bytes, at the head of the socket's `pipeline`.
     func listen(on pipeline: ChannelPipeline.SynchronousOperations) throws {
         try pipeline.addHandler(ArrivalRecorder(heartbeat: self), position: .first)

@@ -3,12 +3,13 @@ import NIOPosix
 import Synchronization
 
 /// A TCP proxy on 127.0.0.1 in front of a test server, for the timing a slow network makes:
-/// it can hold what clients send (delivering it, in order, on release) and cut every
-/// connection at once.
+/// it can hold what clients send (delivering it, in order, on release), drop everything both
+/// ways without closing anything, and cut every connection at once.
 final class HoldingProxy: Sendable {
     let port: Int
     private let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     private let gate = Gate()
+    private let isDropping = Atomic<Bool>(false)
     private let connections = Mutex<[any Channel]>([])
     private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
 
@@ -36,6 +37,10 @@ final class HoldingProxy: Sendable {
 
     /// Delivers what was held, and lets bytes through again.
     func release() { gate.open() }
+
+    /// From now on, bytes either way are read and thrown away and no connection is closed: a
+    /// peer whose network vanished (no FIN, no RST), as both ends see it.
+    func dropEverything() { isDropping.store(true, ordering: .relaxed) }
 
     /// Closes every connection through the proxy, as a network that drops does.
     func cutAll() {
@@ -72,11 +77,14 @@ final class HoldingProxy: Sendable {
                     group.addTask {
                         for try await bytes in clientIn {
                             await self.gate.wait()
+                            guard !self.isDropping.load(ordering: .relaxed) else { continue }
                             try await upstreamOut.write(bytes)
                         }
                     }
                     group.addTask {
-                        for try await bytes in upstreamIn { try await clientOut.write(bytes) }
+                        for try await bytes in upstreamIn where !self.isDropping.load(ordering: .relaxed) {
+                            try await clientOut.write(bytes)
+                        }
                     }
                     // Either side ending ends both.
                     try await group.next()
