@@ -80,4 +80,26 @@ struct ClientCommandTests {
         #expect(try await server.objects("notes", token: token).keys.sorted() == ["b"])
         await server.stop()
     }
+
+    /// A sync that succeeds says what arrived and that it is done, and nothing else: stopping
+    /// the socket on the way out is not an error to log (it logged `socket: CancellationError()`).
+    @Test("sync --once prints what arrived and its summary, and logs nothing")
+    func aCleanSyncLogsNothing() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let token = try await server.createUser()
+        let store = temporaryStore()
+        defer { removeStore(store) }
+        let online = ["--store", store.path, "--url", server.baseURL.absoluteString, "--app", server.appID, "--token", token]
+        #expect(try await server.request("POST", "notes/i/remote", token: token, body: ["title": "from elsewhere"]).status == 200)
+        #expect(try await LockstepTool.run(["client"] + online + ["put", "notes", "local", #"{"title":"here"}"#]).status == 0)
+
+        let result = try await LockstepTool.run(["client"] + online + ["sync", "--once", "--timeout", "30"])
+        #expect(result.status == 0, "\(result.output)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.last == "synced; 0 pending", "\(result.output)")
+        #expect(lines.contains { $0.contains("notes/remote") }, "\(result.output)")
+        let others = lines.dropLast().filter { !$0.contains("\tnotes/") }
+        #expect(others.isEmpty, "a clean sync printed more than its events and summary:\n\(others.joined(separator: "\n"))")
+    }
 }

@@ -130,6 +130,10 @@ struct SyncLoop {
                     // A reconnect may follow a sleep or a network change: measure the clock again.
                     Task { try? await context.clock.resync() }
                 }.run()
+            } catch _ where Task.isCancelled {
+                // Stopped (``SyncSession/stop()``): however the socket's end shows, it is the
+                // end asked for, not a failure to report.
+                return
             } catch let error as LockstepClientError {
                 if case .unauthorized(let message) = error { return context.setState(.unauthorized(message)) }
                 context.logger.info("socket: \(error)")
@@ -176,6 +180,8 @@ struct SyncLoop {
                 try await group.next()
                 group.cancelAll()
             }
+        } catch _ where Task.isCancelled {
+            return nil
         } catch let error as LockstepClientError {
             if case .unauthorized(let message) = error { return .unauthorized(message) }
             context.logger.info("polling: \(error)")
