@@ -83,6 +83,26 @@ extension PostgresStore {
             "postgres://\(username)@\(host):\(port)/\(database ?? username)" + (schema.map { "?schema=\($0)" } ?? "")
         }
 
+        /// This database's URL as PostgreSQL's own tools (`pg_dump`, `psql`) take it, without
+        /// the password (they ask for it, or read `PGPASSWORD` or `~/.pgpass`): no `schema`,
+        /// which libpq does not know and refuses the whole URL for, and, where the certificate
+        /// is checked, the system's roots named (`sslrootcert`, Debian's bundle), as this store
+        /// checks it; libpq would look for `~/.postgresql/root.crt` instead.
+        public var toolURL: String {
+            var components = URLComponents()
+            components.scheme = "postgres"
+            components.user = username
+            components.host = host.contains(":") ? "[\(host)]" : host
+            components.port = port
+            components.path = "/" + (database ?? username)
+            var query = tls == .disable ? [] : [URLQueryItem(name: "sslmode", value: tls.rawValue)]
+            if tls == .verifyCA || tls == .verifyFull {
+                query.append(URLQueryItem(name: "sslrootcert", value: "/etc/ssl/certs/ca-certificates.crt"))
+            }
+            components.queryItems = query.isEmpty ? nil : query
+            return components.string ?? redactedDescription
+        }
+
         /// The channel that carries this database's change notifications: one per schema, so that
         /// deployments sharing a database do not hear each other.
         var notificationChannel: String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import LockstepServer
 
@@ -63,7 +64,7 @@ struct Tokens: AsyncParsableCommand {
                 let grant = try await accounts.issueToken(appID: app, username: user)
                 print("token for \(grant.username) (user id \(grant.userID)): \(grant.accessToken)")
             } catch let error as AccountError {
-                throw ValidationError(error.message)
+                throw CommandError(error.message)
             }
         }
     }
@@ -99,12 +100,12 @@ struct Tokens: AsyncParsableCommand {
                     print("revoked \(count) token\(count == 1 ? "" : "s") of \(user)")
                 } else if let token {
                     guard try await accounts.revoke(tokenHash: Secrets.hash(token), appID: app) else {
-                        throw ValidationError("app \(app) has no such token (already revoked, or never issued)")
+                        throw CommandError("app \(app) has no such token (already revoked, or never issued)")
                     }
                     print("revoked the token")
                 }
             } catch let error as AccountError {
-                throw ValidationError(error.message)
+                throw CommandError(error.message)
             }
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import LockstepPostgres
 import LockstepServer
 
 /// `lockstep backup DEST`: a consistent copy of a live SQLite store.
@@ -10,8 +11,8 @@ struct Backup: AsyncParsableCommand {
         discussion: """
             The copy holds every change acknowledged before it began, and is checked before this \
             command succeeds. It does not hold the server key (keep server.key, or \
-            LOCKSTEP_SERVER_KEY, apart from backups): restoring needs it. For PostgreSQL, use \
-            pg_dump (see the README's Operations section).
+            LOCKSTEP_SERVER_KEY, apart from backups): restoring needs it. Given a PostgreSQL URL, \
+            it prints the pg_dump command that backs that database up instead.
             """)
 
     @Argument(help: "The backup file to make; it must not exist.")
@@ -20,9 +21,7 @@ struct Backup: AsyncParsableCommand {
     @OptionGroup var storage: StorageOptions
 
     func run() async throws {
-        guard storage.resolvedDatabaseURL == nil else {
-            throw ValidationError("this server stores its data in PostgreSQL: back it up with pg_dump (see the README's Operations section)")
-        }
+        if let url = storage.resolvedDatabaseURL { throw try PostgresBackup.refusal(url: url, restoring: false) }
         do {
             let summary = try SQLiteBackup.copy(database: storage.databasePath, to: destination)
             say("backed up \(storage.databasePath) to \(destination): \(summary.description)")
@@ -52,9 +51,7 @@ struct Restore: AsyncParsableCommand {
     @OptionGroup var storage: StorageOptions
 
     func run() async throws {
-        guard storage.resolvedDatabaseURL == nil else {
-            throw ValidationError("this server stores its data in PostgreSQL: restore it with pg_restore or psql (see the README's Operations section)")
-        }
+        if let url = storage.resolvedDatabaseURL { throw try PostgresBackup.refusal(url: url, restoring: true) }
         do {
             let lock = try storage.lockDataDirectory()
             if FileManager.default.fileExists(atPath: storage.databasePath) && !replace {
@@ -68,5 +65,29 @@ struct Restore: AsyncParsableCommand {
         } catch let error as PrivateFileError {
             throw CommandError(error.description)
         }
+    }
+}
+
+/// What `backup` and `restore` say about a PostgreSQL store, which PostgreSQL's own tools copy:
+/// the command for this very database, as the README's Backups section gives it.
+enum PostgresBackup {
+    static func refusal(url: String, restoring: Bool) throws -> CommandError {
+        let configuration: PostgresStore.Configuration
+        do {
+            configuration = try PostgresStore.Configuration(url: url)
+        } catch {
+            throw CommandError(error.description)
+        }
+        let schema = configuration.schema ?? "public"
+        let command =
+            restoring
+            ? "psql '\(configuration.toolURL)' --single-transaction -v ON_ERROR_STOP=1 -c \"DROP SCHEMA IF EXISTS \(schema) CASCADE\" -f lockstep.sql"
+            : "pg_dump --schema=\(schema) '\(configuration.toolURL)' > lockstep.sql"
+        return CommandError("""
+            this server stores its data in PostgreSQL, which `lockstep \(restoring ? "restore" : "backup")` does not \
+            \(restoring ? "write" : "read"); use PostgreSQL's own tools\(restoring ? ", with every node stopped" : ""):
+              \(command)
+            (the password left out: they ask for it, or read PGPASSWORD or ~/.pgpass; see the README's Backups)
+            """)
     }
 }

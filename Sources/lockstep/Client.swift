@@ -77,7 +77,7 @@ struct ClientGet: AsyncParsableCommand {
         let client = try parent.options.open()
         let object = try client.bucket(bucket).get(key)
         await client.close()
-        guard let object else { throw ValidationError("\(bucket)/\(key) does not exist") }
+        guard let object else { throw CommandError("\(bucket)/\(key) does not exist") }
         print(JSONValue.object(object))
     }
 }

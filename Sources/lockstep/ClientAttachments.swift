@@ -78,7 +78,7 @@ struct ClientDownload: AsyncParsableCommand {
         let items = try client.bucket(bucket)
         guard let attachment = try items.attachment(member, of: key) else {
             await client.close()
-            throw ValidationError("\(bucket)/\(key) has no attachment in member \(member)")
+            throw CommandError("\(bucket)/\(key) has no attachment in member \(member)")
         }
         let display = ProgressDisplay()
         let progress = client.transfers

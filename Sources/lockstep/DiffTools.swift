@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import LockstepCore
 
@@ -11,17 +12,17 @@ private func readJSON(_ path: String) throws -> JSONValue {
         data = contents
     } else {
         // Foundation's own error here is an NSError dump; say what the user can fix.
-        throw ValidationError("cannot read \(path): no such file, or not readable (give a JSON file, or - for standard input)")
+        throw CommandError("cannot read \(path): no such file, or not readable (give a JSON file, or - for standard input)")
     }
     do {
         return try JSONValue(parsing: data)
     } catch {
-        throw ValidationError("\(path): \(error)")
+        throw CommandError("\(path): \(error)")
     }
 }
 
 private func readObject(_ path: String) throws -> JSONObject {
-    guard case .object(let members) = try readJSON(path) else { throw ValidationError("\(path) must hold a JSON object") }
+    guard case .object(let members) = try readJSON(path) else { throw CommandError("\(path) must hold a JSON object") }
     return members
 }
 
@@ -32,7 +33,7 @@ private func readDiff(_ path: String) throws -> ObjectDiff {
     do {
         return try ObjectDiff(json: json)
     } catch {
-        throw ValidationError("\(path): \(error)")
+        throw CommandError("\(path): \(error)")
     }
 }
 
@@ -67,7 +68,7 @@ struct PatchCommand: ParsableCommand {
         do {
             printJSON(.object(try readDiff(diff).apply(to: try readObject(object))))
         } catch let error as DiffError {
-            throw ValidationError("the diff does not apply \(error)")
+            throw CommandError("the diff does not apply \(error)")
         }
     }
 }
@@ -115,7 +116,7 @@ struct TransformCommand: ParsableCommand {
                 "orders_agree": .bool(bThenA == aThenB),
             ])
         } catch {
-            throw ValidationError("the diffs do not fit the base \(error)")
+            throw CommandError("the diffs do not fit the base \(error)")
         }
     }
 }

@@ -108,7 +108,7 @@ enum DefaultApp {
             }
 
             """
-        var keptIn = "nowhere (the store is not a local directory): copy them now"
+        var keptIn = "kept in no file (the store is PostgreSQL): copy them now"
         if storage.resolvedDatabaseURL == nil {
             let path = storage.resolvedDataDirectory + "/default-app.json"
             do {
@@ -116,12 +116,12 @@ enum DefaultApp {
                 try? FileManager.default.removeItem(atPath: path)
                 try PrivateFiles.writeNewFile(path, contents: text)
             } catch {
-                throw ValidationError("could not write the default app's credentials: \(error)")
+                throw CommandError("could not write the default app's credentials: \(error)")
             }
-            keptIn = "\(path) (readable by you only)"
+            keptIn = "kept in \(path) (readable by you only)"
         }
         say("""
-            Created the default app. Its credentials are shown once here, and kept in \(keptIn):
+            Created the default app. Its credentials are shown once here, and \(keptIn):
               app id:      \(credentials.appID)
               API key:     \(credentials.apiKey)
               admin token: \(credentials.adminToken)

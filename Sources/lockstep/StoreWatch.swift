@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import LockstepClient
 import LockstepCore
@@ -45,7 +46,7 @@ struct StoreWatch: AsyncParsableCommand {
         do {
             try await clock.resync()
         } catch {
-            throw ValidationError("\(base)/time did not answer a clock exchange: \(error)")
+            throw CommandError("\(base)/time did not answer a clock exchange: \(error)")
         }
         let resyncing = Task { try await clock.run() }
         defer { resyncing.cancel() }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// `--help` on any command of the built `lockstep` prints that command's own help. A required
@@ -41,6 +42,33 @@ struct CommandHelpTests {
             let usage = Self.usageLine(of: result.output)
             #expect(result.status == 0, "lockstep \(arguments.joined(separator: " ")): \(result.output)")
             #expect(Self.names(usage, path), "lockstep \(arguments.joined(separator: " ")) printed \(usage ?? result.output)")
+        }
+    }
+
+    /// Usage is for a command line that is wrong. A command that was called right and failed
+    /// (a file that does not parse, an object that is not there, a token already revoked, a
+    /// store in PostgreSQL) says what went wrong, and nothing about how to call it.
+    @Test("a failure that is no mistake of the command line prints its reason and no usage")
+    func failuresThatAreNoMistakeOfTheCommandLinePrintNoUsage() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-failures-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notJSON = directory.appendingPathComponent("broken.json").path
+        try "{not json".write(toFile: notJSON, atomically: true, encoding: .utf8)
+        let store = directory.appendingPathComponent("store").path
+        let data = directory.appendingPathComponent("data").path
+        let failures: [(arguments: [String], reason: String)] = [
+            (["diff", notJSON, notJSON], "broken.json"),
+            (["patch", notJSON, directory.appendingPathComponent("missing.json").path], "cannot read"),
+            (["client", "--store", store, "--url", "http://127.0.0.1:9", "--app", "a", "--token", "t", "get", "notes", "nothing"], "does not exist"),
+            (["tokens", "create", "--app", "no-such-app", "--user", "u@example.com", "--data-dir", data], "no-such-app"),
+            (["backup", directory.appendingPathComponent("copy.sqlite").path, "--database-url", "postgres://lockstep@db.internal/lockstep"], "pg_dump"),
+        ]
+        for (arguments, reason) in failures {
+            let result = try await LockstepTool.run(arguments)
+            #expect(result.status != 0, "lockstep \(arguments.joined(separator: " ")): \(result.output)")
+            #expect(result.output.hasPrefix("Error: ") && result.output.contains(reason), "lockstep \(arguments.joined(separator: " ")): \(result.output)")
+            #expect(!result.output.contains("Usage:") && !result.output.contains("--help"), "lockstep \(arguments.joined(separator: " ")): \(result.output)")
         }
     }
 

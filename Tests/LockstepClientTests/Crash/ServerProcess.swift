@@ -41,7 +41,7 @@ enum CrashStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
-    private static func drop(schema: String, url: String) async {
+    static func drop(schema: String, url: String) async {
         guard let components = URLComponents(string: url), let host = components.host else { return }
         let logger = Logger(label: "crash-test")
         guard let connection = try? await PostgresConnection.connect(
