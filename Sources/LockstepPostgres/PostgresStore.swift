@@ -100,6 +100,21 @@ public final class PostgresStore: SyncStore {
         }
     }
 
+    public func insertFirstApp(_ app: AppRecord) async throws -> Bool {
+        try await transaction { connection in
+            // A lock that takes turns with itself: a node starting beside this one waits here
+            // until this transaction ends, then finds its app.
+            try await connection.query("LOCK TABLE apps IN SHARE ROW EXCLUSIVE MODE", logger: logger)
+            let empty = try await connection.query("SELECT NOT EXISTS (SELECT 1 FROM apps)", logger: logger).collect().first?.decode(Bool.self)
+            guard empty == true else { return .rollback(false) }
+            try await connection.query("""
+                INSERT INTO apps (id, name, api_key_hash, admin_token_hash, created_at)
+                VALUES (\(app.id), \(app.name), \(app.apiKeyHash), \(app.adminTokenHash), \(app.createdAt))
+                """, logger: logger)
+            return .commit(true)
+        }
+    }
+
     public func app(id: String) async throws -> AppRecord? {
         try await rows("SELECT \(unescaped: Columns.app) FROM apps WHERE id = \(id)").first.map(Columns.app)
     }

@@ -98,8 +98,9 @@ struct Serve: AsyncParsableCommand {
 /// The app a fresh server creates so that it is usable at once.
 enum DefaultApp {
     static func ensure(services: LockstepServices, storage: StorageOptions) async throws {
-        guard try await services.store.apps().isEmpty else { return }
-        let credentials = try await services.accounts.createApp(name: "default")
+        guard try await services.store.apps().isEmpty,
+            let credentials = try await services.accounts.createFirstApp(name: "default")
+        else { return }
         let text = """
             {
               "app_id": "\(credentials.appID)",

@@ -65,16 +65,30 @@ public struct AccountService: Sendable {
     }
 
     public func createApp(name: String) async throws -> AppCredentials {
+        let (credentials, record) = newApp(name: name)
+        try await store.insertApp(record)
+        return credentials
+    }
+
+    /// Creates an app named `name` if the store has none yet (a fresh server's default app);
+    /// `nil` when it has one, made before or by a server that started at the same moment.
+    public func createFirstApp(name: String) async throws -> AppCredentials? {
+        let (credentials, record) = newApp(name: name)
+        return try await store.insertFirstApp(record) ? credentials : nil
+    }
+
+    /// An app's new credentials, and the record that keeps their hashes.
+    private func newApp(name: String) -> (AppCredentials, AppRecord) {
         let slug = String(name.lowercased().unicodeScalars.map { scalar -> Character in
             (scalar.properties.isAlphabetic && scalar.isASCII) || ("0"..."9").contains(scalar) ? Character(scalar) : "-"
         }.prefix(24))
         let appID = (slug.isEmpty ? "app" : slug) + "-" + Secrets.randomHex(byteCount: 3)
         let credentials = AppCredentials(
             appID: appID, name: name, apiKey: Secrets.randomHex(), adminToken: Secrets.randomHex())
-        try await store.insertApp(AppRecord(
+        let record = AppRecord(
             id: appID, name: name, apiKeyHash: Secrets.hash(credentials.apiKey),
-            adminTokenHash: Secrets.hash(credentials.adminToken), createdAt: now()))
-        return credentials
+            adminTokenHash: Secrets.hash(credentials.adminToken), createdAt: now())
+        return (credentials, record)
     }
 
     /// `create/`: a new user with a password, and their first token.

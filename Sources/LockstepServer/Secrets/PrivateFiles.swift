@@ -48,14 +48,21 @@ public enum PrivateFiles {
 
     /// Writes `contents` to a new file at `path` with mode 0600, and flushes it to disk;
     /// fails if the file exists.
+    ///
+    /// The file appears whole or not at all: the bytes go to a file of their own beside it,
+    /// which is then linked at `path` (a link, unlike a rename, refuses to replace one there).
+    /// Two servers starting at once (two instances of the systemd unit, say) both making the
+    /// server key: the second finds the first's key complete, never an empty file.
     public static func writeNewFile(_ path: String, contents: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let draft = path + ".new-" + UUID().uuidString
+        let descriptor = open(draft, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw PrivateFileError("cannot create \(path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        guard writeAll(Array(contents.utf8), to: descriptor) else {
-            throw PrivateFileError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        guard fsync(descriptor) == 0 else { throw PrivateFileError("cannot flush \(path): \(String(cString: strerror(errno)))") }
+        defer { unlink(draft) }
+        let written = writeAll(Array(contents.utf8), to: descriptor) && fsync(descriptor) == 0
+        let problem = errno
+        close(descriptor)
+        guard written else { throw PrivateFileError("cannot write \(path): \(String(cString: strerror(problem)))") }
+        guard link(draft, path) == 0 else { throw PrivateFileError("cannot create \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// Writes all of `bytes` to `descriptor`, however many writes it takes; false on an error

@@ -14,6 +14,9 @@ public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore, Identit
     // MARK: Accounts
 
     func insertApp(_ app: AppRecord) async throws
+    /// Inserts `app` only if the store holds no app yet, and says whether it did: of the
+    /// servers that start together on a new database, one makes the default app.
+    func insertFirstApp(_ app: AppRecord) async throws -> Bool
     func app(id: String) async throws -> AppRecord?
     func apps() async throws -> [AppRecord]
 

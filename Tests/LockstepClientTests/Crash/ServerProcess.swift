@@ -64,7 +64,7 @@ final class ServerProcess: Sendable {
     /// finding the app there, do not print again.
     private let lostAttempts: [ToolProcess]
 
-    private init(port: Int, tool: ToolProcess, lostAttempts: [ToolProcess] = []) {
+    init(port: Int, tool: ToolProcess, lostAttempts: [ToolProcess] = []) {
         self.port = port
         self.tool = tool
         self.lostAttempts = lostAttempts

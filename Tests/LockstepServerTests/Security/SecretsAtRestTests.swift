@@ -84,4 +84,24 @@ struct SecretsAtRestTests {
         #expect(throws: (any Error).self) { try ServerKey.loadOrCreate(path: path) }
         #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self) == "not a key")
     }
+
+    /// Servers that start together (two instances of the systemd unit) all make the key at
+    /// once: one key wins, and every other reads it whole, never a file still being written.
+    @Test func serversMakingTheKeyAtOnceAllReadTheOneThatWon() async throws {
+        for _ in 0..<20 {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-key-\(UUID().uuidString)")
+            try PrivateFiles.createDirectory(directory.path)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("server.key").path
+            let keys = try await withThrowingTaskGroup(of: (id: String, created: Bool).self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try await onOwnThread { let (key, created) = try ServerKey.loadOrCreate(path: path); return (key.id, created) } }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(keys.map(\.id)).count == 1, "servers started together hold different keys")
+            #expect(keys.filter(\.created).count == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["server.key"], "a draft was left behind")
+        }
+    }
 }

@@ -40,6 +40,31 @@ struct StoreContractTests {
         }
     }
 
+    /// Servers that start together on a new database (two instances of the systemd unit on
+    /// PostgreSQL) each ask for the default app: one is made, and every other asker is told so.
+    @Test(arguments: StoreKind.allCases)
+    func theFirstAppIsMadeOnceHoweverManyAskAtOnce(_ kind: StoreKind) async throws {
+        try await TestStores.with(kind) { store in
+            try await TestStores.reopening(kind, store) { other in
+                // SQLite's store is one server's alone (it locks its data directory): only
+                // PostgreSQL's has another node asking.
+                let askers = kind == .postgres ? [store, other] : [store]
+                let made = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for attempt in 0..<8 {
+                        let asker = askers[attempt % askers.count]
+                        group.addTask {
+                            try await asker.insertFirstApp(AppRecord(
+                                id: "default-\(attempt)", name: "default", apiKeyHash: "k\(attempt)", adminTokenHash: "a\(attempt)", createdAt: 1))
+                        }
+                    }
+                    return try await group.reduce(into: 0) { made, didMake in made += didMake ? 1 : 0 }
+                }
+                #expect(made == 1)
+                #expect(try await store.apps().count == 1)
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func bucketOptions(_ kind: StoreKind) async throws {
         try await TestStores.with(kind) { store in

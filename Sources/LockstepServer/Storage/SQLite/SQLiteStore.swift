@@ -59,6 +59,16 @@ public final class SQLiteStore: SyncStore {
         }
     }
 
+    public func insertFirstApp(_ app: AppRecord) async throws -> Bool {
+        try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM apps)") == true else { return false }
+            try db.execute(
+                sql: "INSERT INTO apps (id, name, api_key_hash, admin_token_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [app.id, app.name, app.apiKeyHash, app.adminTokenHash, app.createdAt])
+            return true
+        }
+    }
+
     public func app(id: String) async throws -> AppRecord? {
         try await pool.read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE id = ?"), arguments: [id]).map(Self.app)
