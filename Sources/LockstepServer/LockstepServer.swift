@@ -16,6 +16,9 @@ public enum LockstepServer {
     public static func router(services: LockstepServices) -> Router<LockstepRequestContext> {
         _ = LockstepMetrics.registry
         let router = Router(context: LockstepRequestContext.self)
+        // Outermost: a preflight goes no further, and every answer to a listed origin's page
+        // (a refusal by the rate limit too) carries its CORS headers.
+        router.middlewares.add(CrossOriginMiddleware(policy: services.origins, accounts: services.accounts))
         router.middlewares.add(MetricsMiddleware())
         router.middlewares.add(LogRequestsMiddleware(.debug))
         router.middlewares.add(RateLimitMiddleware(
@@ -47,7 +50,7 @@ public enum LockstepServer {
         let server = HTTPServerBuilder { responder in
             GuardedChannel(
                 inner: StreamingChannel(responder: responder, services: services),
-                connections: connections, limits: limits, releases: services.releases)
+                connections: connections, limits: limits, releases: services.releases, origins: services.origins)
         }
         var background: [any Service] = [
             services.presence, services.pruner, services.tokenWatch, StreamingShutdown(connections: services.connections),

@@ -36,6 +36,8 @@ public struct LockstepServices: Sendable {
     public var trustedProxies = TrustedProxies()
     /// Who may read `GET /metrics`, and where.
     public var metrics = MetricsAccess()
+    /// The web pages of other sites that may use the API and the socket; none by default.
+    public var origins = OriginPolicy()
     /// Paces the writes of live changes to each event loop's sockets.
     var drainPacers: DrainPacers
 

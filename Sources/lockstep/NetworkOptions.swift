@@ -3,7 +3,8 @@ import Foundation
 import LockstepServer
 
 /// The options of `lockstep serve` about who is calling and who may see what: trusted
-/// proxies and the metrics endpoint. Each also reads an environment variable.
+/// proxies, the web pages of other sites that may call, and the metrics endpoint. Each also
+/// reads an environment variable.
 struct NetworkOptions: ParsableArguments {
     @Option(
         name: .customLong("trusted-proxy"), parsing: .upToNextOption,
@@ -11,6 +12,20 @@ struct NetworkOptions: ParsableArguments {
             "Addresses or CIDR blocks of proxies whose X-Forwarded-For names the caller, e.g. 127.0.0.1 10.0.0.0/8 (env LOCKSTEP_TRUSTED_PROXIES, space or comma separated). None by default: the header is ignored.",
             valueName: "cidr"))
     var trustedProxy: [String] = []
+
+    @Option(
+        name: .customLong("allowed-origin"),
+        help: ArgumentHelp(
+            "An origin whose web pages may use the API (CORS) and the streaming socket, e.g. https://portal.example.com; repeatable (env LOCKSTEP_ALLOWED_ORIGINS, space or comma separated). None by default: only the server's own pages and native clients.",
+            valueName: "origin"))
+    var allowedOrigin: [String] = []
+
+    @Option(
+        name: .customLong("allowed-admin-origin"),
+        help: ArgumentHelp(
+            "An origin whose pages may also present the app's admin token (and use the API as --allowed-origin allows); repeatable (env LOCKSTEP_ALLOWED_ADMIN_ORIGINS). None by default: the admin token only from native clients and the server's own console.",
+            valueName: "origin"))
+    var allowedAdminOrigin: [String] = []
 
     @Option(
         name: .customLong("metrics-token"),
@@ -47,6 +62,20 @@ struct NetworkOptions: ParsableArguments {
         let text = trustedProxy.isEmpty ? ProcessInfo.processInfo.environment["LOCKSTEP_TRUSTED_PROXIES"] ?? "" : trustedProxy.joined(separator: " ")
         do {
             return try TrustedProxies(parsing: text)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    /// The origins given on the command line, or else in the environment.
+    func origins() throws -> OriginPolicy {
+        let environment = ProcessInfo.processInfo.environment
+        func listed(_ given: [String], _ variable: String) -> [String] {
+            given.isEmpty ? (environment[variable] ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) : given
+        }
+        do {
+            return try OriginPolicy(
+                allowing: listed(allowedOrigin, "LOCKSTEP_ALLOWED_ORIGINS"), admin: listed(allowedAdminOrigin, "LOCKSTEP_ALLOWED_ADMIN_ORIGINS"))
         } catch {
             throw ValidationError("\(error)")
         }

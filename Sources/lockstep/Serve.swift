@@ -51,6 +51,7 @@ struct Serve: AsyncParsableCommand {
         // Every option is checked before anything is made on disk.
         let resolvedLimits = try limits.resolved()
         let trustedProxies = try network.trustedProxies()
+        let origins = try network.origins()
         let metricsListener = try network.metricsListener()
         let jwksCertificateAuthorities = try network.jwksCertificateAuthorities()
         let directoryLock = try storage.lockDataDirectory()
@@ -62,6 +63,7 @@ struct Serve: AsyncParsableCommand {
             jwksCertificateAuthorities: jwksCertificateAuthorities)
         services.releases = releases
         services.trustedProxies = trustedProxies
+        services.origins = origins
         services.metrics = MetricsAccess(bearerToken: network.metricsBearerToken, onMainListener: metricsListener == nil)
         if clockOffsetMilliseconds != 0 {
             logger.warning("testing only: server time is shifted by \(clockOffsetMilliseconds) ms")

@@ -4,6 +4,7 @@ import LockstepCore
 import Logging
 import Testing
 import WSClient
+@testable import lockstep
 
 /// `lockstep serve` and the token commands as an operator runs them: files only the server's
 /// account can read, warnings when they are wider, and tokens revoked from the command line.
@@ -52,6 +53,23 @@ struct ServeCommandTests {
         #expect(result.status != 0)
         #expect(result.output.contains("\"nginx\" is not an address"), "\(result.output)")
         #expect(!FileManager.default.fileExists(atPath: data))
+    }
+
+    /// `--allowed-origin` takes origins only; the environment's list, space or comma separated,
+    /// when no flag is given.
+    @Test func anAllowedOriginThatIsNoOriginStopsTheServerBeforeItMakesAnything() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-never-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let result = try await LockstepTool.run([
+            "serve", "--data-dir", data, "--port", "0", "--allowed-origin", "https://portal.example.com", "--allowed-origin",
+            "portal.example.com/app",
+        ])
+        #expect(result.status != 0)
+        #expect(result.output.contains("\"portal.example.com/app\" is not an origin"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: data))
+
+        let options = try NetworkOptions.parse(["--allowed-origin", "https://portal.example.com", "--allowed-origin", "http://127.0.0.1:8081"])
+        #expect(try options.origins().allowed == ["https://portal.example.com", "http://127.0.0.1:8081"])
     }
 
     /// Streaming sockets are served with no task of their own, so the HTTP server's graceful

@@ -40,6 +40,11 @@ extension AccountService {
         return Identity(appID: appID, userID: record.userID, username: found.username, isAdmin: false, token: record)
     }
 
+    /// Whether `token` is the admin token of `appID` (`false` when there is no such app).
+    func isAdminToken(_ token: String, appID: String) async throws -> Bool {
+        try await store.app(id: appID)?.adminTokenHash == Secrets.hash(token)
+    }
+
     /// Whether `hash` is a token's that is neither revoked nor expired (the app's admin token
     /// counts too); remembers it in ``verifiedTokens`` if so.
     func recognizes(tokenHash hash: String) async throws -> Bool {

@@ -15,6 +15,8 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     let connections: ConnectionLimiter
     let limits: Limits
     let releases: ReleaseService?
+    /// Pages of other origins may read release windows too (see ``ReleaseFastPath``).
+    let origins: OriginPolicy
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress.flatMap(IPAddress.init)
@@ -24,7 +26,7 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
             return channel.eventLoop.makeFailedFuture(TooManyConnections())
         }
         channel.closeFuture.whenComplete { [connections] _ in connections.release(address) }
-        return inner.setup(channel: channel, logger: logger).flatMapThrowing { [limits, releases] value in
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { [limits, releases, origins] value in
             // The inner setup built the HTTP pipeline synchronously, before any byte was read.
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             let requestGuard = RequestGuard(limits: limits)
@@ -33,7 +35,7 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
             let fileBodyWriter = FileBodyWriter()
             try channel.pipeline.syncOperations.addHandler(fileBodyWriter, position: .after(requestGuard))
             if let releases {
-                try channel.pipeline.syncOperations.addHandler(ReleaseFastPath(releases: releases), position: .after(fileBodyWriter))
+                try channel.pipeline.syncOperations.addHandler(ReleaseFastPath(releases: releases, origins: origins), position: .after(fileBodyWriter))
             }
             return value
         }

@@ -13,6 +13,11 @@ import NIOHTTP1
 /// route says why). And it answers only when no request it let through is still waiting for
 /// its response, so responses leave in the order their requests came.
 ///
+/// A request from a web page (one with `Origin`) goes through to Hummingbird too, whose
+/// ``CrossOriginMiddleware`` answers it for its origin; with origins listed, every answer here
+/// says it varies by `Origin`, so that a cache in front never hands it to a page it would not
+/// be given to.
+///
 /// Sits after ``FileBodyWriter``, so ``RequestGuard`` sees its requests and responses like any
 /// other; a WebSocket upgrade's `101` takes it out of the pipeline.
 final class ReleaseFastPath: ChannelDuplexHandler, RemovableChannelHandler {
@@ -22,13 +27,16 @@ final class ReleaseFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let releases: ReleaseService
+    /// Whether answers vary by `Origin`: some origin is listed (``OriginPolicy``).
+    private let varyByOrigin: Bool
     /// Requests let through whose response has not ended.
     private var unanswered = 0
     /// The answer to the request being read, once its end arrives; `nil` while letting one through.
     private var answering: (answer: ReleaseAnswer, notModified: Bool)?
 
-    init(releases: ReleaseService) {
+    init(releases: ReleaseService, origins: OriginPolicy) {
         self.releases = releases
+        self.varyByOrigin = !origins.allowed.isEmpty
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -67,7 +75,9 @@ final class ReleaseFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func answer(to head: HTTPRequestHead) -> (answer: ReleaseAnswer, notModified: Bool)? {
-        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, !head.uri.utf8.contains(UInt8(ascii: "?")) else { return nil }
+        guard head.method == .GET, head.version == .http1_1, head.isKeepAlive, !head.uri.utf8.contains(UInt8(ascii: "?")),
+            !head.headers.contains(name: "Origin")
+        else { return nil }
         let path = head.uri.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         // "", "releases", store, "windows" or "keys", start or time
         guard path.count == 5, path[0].isEmpty, path[1].elementsEqual("releases".utf8),
@@ -89,6 +99,7 @@ final class ReleaseFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private func respond(_ answer: ReleaseAnswer, notModified: Bool, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(answer.headers)
         headers.add(name: "Server", value: "Lockstep")
+        if varyByOrigin { headers.add(name: "Vary", value: "Origin") }
         if notModified {
             headers.add(name: "Content-Length", value: "0")
         } else {

@@ -24,6 +24,9 @@ final class SocketConnection: Sendable {
     let inbox: SocketInbox
     /// `nil` when ``Limits/heartbeatTimeoutSeconds`` is 0: nobody is taken for gone.
     let heartbeat: SocketHeartbeat?
+    /// Who opened the socket: a native client, the server's own page, or a listed origin's
+    /// page (``OriginPolicy``), which may present the admin token only if listed for it.
+    let caller: OriginPolicy.Caller
     private let closer: Closer
     /// The connection's channels; only the task serving the inbox uses it.
     private let dispatcher: DispatcherBox
@@ -44,13 +47,14 @@ final class SocketConnection: Sendable {
     /// through which the outbox writes.
     init(
         info: SocketConnectionInfo, services: LockstepServices, encoding: ChangeEncodingCache, channel: any Channel,
-        writer: SocketFrameWriter, logger: Logger
+        writer: SocketFrameWriter, caller: OriginPolicy.Caller, logger: Logger
     ) {
         var logger = logger
         logger[metadataKey: "lockstep.socket"] = .stringConvertible(info.id)
         let closer = Closer(channel: channel, clock: services.clock)
         let limit = services.limits.outgoingBufferBytes
         self.info = info
+        self.caller = caller
         self.services = services
         self.encoding = encoding
         self.pipeline = ChangePipeline(limit: services.limits.maximumChangesInFlight)

@@ -7,8 +7,11 @@ extension SocketDispatcher {
         let identity: AccountService.Identity
         do {
             identity = try await services.accounts.authenticate(appID: connection.info.appID, token: token)
+            if identity.isAdmin, let refusal = services.origins.adminTokenRefusal(from: connection.caller) {
+                throw AccountError(.forbidden, refusal)
+            }
         } catch let error as AccountError {
-            return refuseAuth(number, error.status == .badRequest ? 400 : 401, error.message)
+            return refuseAuth(number, Self.code(error), error.message)
         } catch {
             return failAuth(number, error)
         }

@@ -50,6 +50,9 @@ extension SocketDispatcher {
             // HTTP): the console follows a user's bucket so. Other tokens' "user" is ignored.
             identity = try await services.accounts.authenticate(
                 appID: connection.info.appID, token: token, actingUserID: fields["user"]?.stringValue)
+            if identity.isAdmin, let refusal = services.origins.adminTokenRefusal(from: connection.caller) {
+                throw AccountError(.forbidden, refusal)
+            }
             if let name = SpaceBucketName(bucket) {
                 spaceClaim = services.spaceChannels.claim(appID: identity.appID, space: name.space, userID: identity.userID)
             }
@@ -58,7 +61,7 @@ extension SocketDispatcher {
             services.connections.releaseToken(tokenHash, on: connection.info.id)
             if let spaceClaim { services.spaceChannels.release(spaceClaim) }
             switch error {
-            case let error as AccountError: return refuseAuth(number, error.status == .badRequest ? 400 : 401, error.message)
+            case let error as AccountError: return refuseAuth(number, Self.code(error), error.message)
             case let rejection as ChangeRejection: return refuseAuth(number, rejection.code, rejection.message)
             default: return failAuth(number, error)
             }
@@ -110,6 +113,16 @@ extension SocketDispatcher {
         channels.removeValue(forKey: number)?.close()
         adminChannels.removeValue(forKey: number)?.close()
         return true
+    }
+
+    /// The code of `init`'s answer to a refused token: 400, 403 (the admin token from a page
+    /// not listed for it), or 401.
+    static func code(_ error: AccountError) -> Int {
+        switch error.status {
+        case .badRequest: 400
+        case .forbidden: 403
+        default: 401
+        }
     }
 
     func failAuth(_ number: Int, _ error: any Error) {

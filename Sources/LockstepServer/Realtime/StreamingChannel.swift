@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import LockstepCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -21,8 +22,16 @@ struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
         case socket
         case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
-        /// The request asked for a WebSocket the server does not serve: it is answered 400.
-        case refusedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        /// The request asked for a WebSocket the server does not serve, or not to its page.
+        case refusedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, UpgradeRefusal)
+    }
+
+    /// Why an upgrade was refused.
+    enum UpgradeRefusal: Sendable {
+        /// Not a socket's path, or no such app: 400.
+        case notServed
+        /// A page of an origin the server does not list (``OriginPolicy``): 403, saying so.
+        case origin(String)
     }
 
     struct Value: ServerChildChannelValue {
@@ -58,13 +67,19 @@ struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+            let refusal = NIOLoopBoundBox(UpgradeRefusal?.none, eventLoop: channel.eventLoop)
             let limits = services.limits
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: Self.frameLimit(limits),
                 shouldUpgrade: { [services] channel, head in
-                    upgradeAttempted.value = true
+                    refusal.value = .notServed
                     guard head.method == .GET, let appID = Self.appID(inSocketPath: head.uri) else {
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    }
+                    // CORS does not guard sockets: a page of any site may open one, so the
+                    // server refuses those of origins it does not list.
+                    if let refused = services.origins.socketRefusal(from: Self.caller(head, services.origins)) {
+                        refusal.value = .origin(refused)
                         return channel.eventLoop.makeSucceededFuture(nil)
                     }
                     // Upgraded only for an app that exists; otherwise the client is answered 400
@@ -88,7 +103,7 @@ struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
                         let asyncChannel = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
-                        return upgradeAttempted.value ? .refusedUpgrade(asyncChannel) : .notUpgraded(asyncChannel)
+                        return refusal.value.map { .refusedUpgrade(asyncChannel, $0) } ?? .notUpgraded(asyncChannel)
                     }
                 })
             var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(upgradeConfiguration: serverUpgrade)
@@ -113,14 +128,19 @@ struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
                 break
             case .notUpgraded(let http):
                 await handleHTTP(asyncChannel: http, logger: logger)
-            case .refusedUpgrade(let http):
-                await Self.refuseUpgrade(http, logger: logger)
+            case .refusedUpgrade(let http, let refusal):
+                await Self.refuseUpgrade(http, because: refusal, logger: logger)
             }
         } catch let error as ChannelError where error == .inputClosed {
             logger.trace("the connection closed before its first request")
         } catch {
             logger.debug("a connection ended before it was served: \(error)")
         }
+    }
+
+    /// Who opens a socket, by its upgrade's `Origin` and `Host`.
+    static func caller(_ head: HTTPRequestHead, _ origins: OriginPolicy) -> OriginPolicy.Caller {
+        origins.caller(origins: head.headers["Origin"], host: head.headers.first(name: "Host"))
     }
 
     /// Frames up to what the server reads at all; longer ones close the socket with 1009.
@@ -149,18 +169,31 @@ struct StreamingChannel: ServerChildChannel, HTTPChannelHandler {
         try pipeline.addHandler(writer, position: .first)
         let info = services.connections.open(appID: appID, remoteAddress: peer?.description, at: services.clock.now())
         let connection = SocketConnection(
-            info: info, services: services, encoding: encoding, channel: channel, writer: writer, logger: logger)
+            info: info, services: services, encoding: encoding, channel: channel, writer: writer,
+            caller: caller(head, services.origins), logger: logger)
         // The reader first: from here on, the socket's close ends the connection in the registry.
         try pipeline.addHandler(SocketFrameReader(connection: connection, messageLimit: frameLimit(services.limits)))
         try connection.start(on: pipeline)
     }
 
-    /// Answers an upgrade the server does not serve with 400 and closes the connection.
-    private static func refuseUpgrade(_ http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, logger: Logger) async {
+    /// Answers an upgrade the server does not serve with 400, or a page's it refuses with 403
+    /// and a message, and closes the connection.
+    private static func refuseUpgrade(
+        _ http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, because refusal: UpgradeRefusal, logger: Logger
+    ) async {
         do {
             try await http.executeThenClose { _, outbound in
-                let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
-                try await outbound.write(contentsOf: [.head(head), .end(nil)])
+                switch refusal {
+                case .notServed:
+                    let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+                    try await outbound.write(contentsOf: [.head(head), .end(nil)])
+                case .origin(let message):
+                    let body = ByteBuffer(bytes: JSONValue.object(["error": .object(["message": .string(message)])]).jsonBytes)
+                    let head = HTTPResponse(status: .forbidden, headerFields: [
+                        .connection: "close", .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes),
+                    ])
+                    try await outbound.write(contentsOf: [.head(head), .body(body), .end(nil)])
+                }
             }
         } catch {
             logger.trace("could not answer a refused upgrade: \(error)")

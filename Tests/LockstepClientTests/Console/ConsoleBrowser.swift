@@ -70,13 +70,16 @@ enum ConsoleBrowser {
     }
 
     /// Runs one scenario of `script` (the console's, unless another's: lockstep.js has one too)
-    /// against `server`; its exit status and everything it printed.
-    static func run(_ scenario: String, on server: Server, script: URL = script) async throws -> (passed: Bool, output: String) {
+    /// against `server`, with `environment` added to its own; its exit status and everything it
+    /// printed.
+    static func run(
+        _ scenario: String, on server: Server, script: URL = script, environment: [String: String] = [:]
+    ) async throws -> (passed: Bool, output: String) {
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         let arguments = [
             "python3", script.path, scenario, server.baseURL, server.appID, server.adminToken, screenshots.path, LockstepTool.executable.path,
         ]
-        let process = try ChildProcess.spawn(env, arguments: arguments, output: .captured)
+        let process = try ChildProcess.spawn(env, arguments: arguments, environment: environment, output: .captured)
         let (output, status) = try await onOwnThread { (process.readAllOutput(), process.waitUntilExit()) }
         let text = String(decoding: output, as: UTF8.self)
         print("browser \(scenario):\n\(text)")

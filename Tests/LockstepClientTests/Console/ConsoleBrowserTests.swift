@@ -1,13 +1,14 @@
 import Foundation
 import Testing
+@testable import lockstep_bench
 
 /// The console in a real browser, each scenario against a server of its own: signing in (and a
 /// wrong token refused), an object browsed and edited in the page and received by a second
 /// client (its history paged), an HTTP write in the live tail, on the overview's count and a
 /// presence claim each shown within a second through the socket with no request of its own, a
 /// timed-store item shown only from its release second (its key pushed), the clock's offset
-/// within its bar, and the other views (a space's bucket tailed from the list). Screenshots go
-/// to `.build/console-screenshots/`.
+/// within its bar, the other views (a space's bucket tailed from the list), and pages of other
+/// sites kept out unless their origin is listed. Screenshots go to `.build/console-screenshots/`.
 @Suite(
     "Console in a browser", .serialized, .timeLimit(.minutes(2)),
     .enabled(if: ConsoleBrowser.shouldRun, Comment(rawValue: ConsoleBrowser.howToRun)))
@@ -60,11 +61,22 @@ struct ConsoleBrowserTests {
         try await run("views")
     }
 
-    private func run(_ scenario: String, serverArguments: [String] = []) async throws {
+    /// Pages of other sites, served on a port of their own: the one listed with
+    /// `--allowed-origin` (`http://127.0.0.1:P`) reads the API and opens the socket, though not
+    /// with the admin token; the same page as `http://localhost:P`, not listed, can do neither.
+    /// The console, the server's own page, signs in with the admin token as ever.
+    @Test func onlyPagesOfListedOriginsReadTheAPIAndOpenTheSocket() async throws {
+        let pagePort = try BenchProcesses.freePort()
+        try await run(
+            "origins", serverArguments: ["--allowed-origin", "http://127.0.0.1:\(pagePort)"],
+            environment: ["LOCKSTEP_PAGE_PORT": String(pagePort)])
+    }
+
+    private func run(_ scenario: String, serverArguments: [String] = [], environment: [String: String] = [:]) async throws {
         try #require(ConsoleBrowser.isInstalled, "\(ConsoleBrowser.howToRun)")
         let server = try await ConsoleBrowser.startServer(serverArguments)
         defer { server.stop() }
-        let result = try await ConsoleBrowser.run(scenario, on: server)
+        let result = try await ConsoleBrowser.run(scenario, on: server, environment: environment)
         #expect(result.passed, "\(result.output)\n\(server.process.transcript)")
     }
 }

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The Lockstep Console in a real browser (headless Chromium through chromedriver): one
-scenario per run, against a `lockstep serve` that ConsoleBrowserTests started.
+"""The Lockstep Console, and pages of other sites, in a real browser (headless Chromium through
+chromedriver): one scenario per run, against a `lockstep serve` that ConsoleBrowserTests started.
 
     console_browser.py SCENARIO BASE_URL APP_ID ADMIN_TOKEN SCREENSHOT_DIR LOCKSTEP_BINARY
 
 Prints `ok SCENARIO` and exits 0 when every check holds; otherwise prints what failed and
 exits 1. Every view it visits is saved as a screenshot in SCREENSHOT_DIR.
 """
+import functools
 import json
 import os
 import shutil
@@ -17,6 +18,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from http.client import HTTPConnection
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -26,6 +29,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 SCENARIO, BASE, APP, ADMIN, SHOTS, LOCKSTEP = sys.argv[1:7]
+# What Chromium logs as severe and a scenario expects: a refused request the page answers.
+EXPECTED_ERRORS = ["Failed to load resource"]
 
 
 class Failed(Exception):
@@ -431,6 +436,87 @@ def scenario_views(driver):
     shot(driver, "overview")
 
 
+PAGE_PROBE = """
+const [base, app, token, admin, done] = arguments;
+(async () => {
+const result = {};
+const read = async (path, token) => {
+  try {
+    const answer = await fetch(base + path, {headers: {'X-Simperium-Token': token}});
+    return {status: answer.status, version: answer.headers.get('X-Simperium-Version'), body: await answer.json()};
+  } catch (error) {
+    return {error: String(error)};
+  }
+};
+result.object = await read(`/1/${app}/notes/i/groceries`, token);
+result.admin = await read(`/1/${app}/__admin__/stats`, admin);
+result.socket = await new Promise((resolve) => {
+  const socket = new WebSocket(base.replace('http://', 'ws://') + `/sock/1/${app}/websocket`);
+  socket.onopen = () => socket.send('0:init:' + JSON.stringify({name: 'notes', token, clientid: 'page', api: '1.1'}));
+  socket.onmessage = (event) => { socket.close(); resolve({opened: true, first: String(event.data)}); };
+  socket.onerror = () => resolve({opened: false});
+  setTimeout(() => resolve({opened: false, timedOut: true}), 10000);
+});
+done(result);
+})();
+"""
+
+
+def scenario_origins(driver):
+    port = int(os.environ["LOCKSTEP_PAGE_PORT"])
+    EXPECTED_ERRORS.extend(["blocked by CORS policy", "WebSocket connection to"])
+    pages = tempfile.mkdtemp(prefix="lockstep-pages-")
+    with open(os.path.join(pages, "index.html"), "w") as page:
+        page.write("<!doctype html><title>Another site</title><p>A page of another origin.</p>")
+    quiet = type("Quiet", (SimpleHTTPRequestHandler,), {"log_message": lambda *_: None})
+    site = ThreadingHTTPServer(("127.0.0.1", port), functools.partial(quiet, directory=pages))
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    try:
+        status, _, grant = http("POST", f"/1/{APP}/token", {"username": "customer@example.com"})
+        check(status == 200, f"no token: {status}")
+        user = grant["access_token"]
+        check(http("POST", f"/1/{APP}/notes/i/groceries", {"title": "Groceries"}, token=user)[0] == 200, "could not write groceries")
+
+        # The listed origin: the page reads the object and opens the socket; the admin token it
+        # is refused, and the page reads why.
+        driver.get(f"http://127.0.0.1:{port}/")
+        listed = driver.execute_async_script(PAGE_PROBE, BASE, APP, user, ADMIN)
+        print(f"listed origin: {listed}")
+        check(listed["object"].get("status") == 200 and listed["object"].get("body") == {"title": "Groceries"},
+              f"the listed page could not read the object: {listed['object']}")
+        check(listed["object"].get("version") == "1", f"X-Simperium-Version is not exposed: {listed['object']}")
+        check(listed["admin"].get("status") == 403 and "--allowed-admin-origin" in json.dumps(listed["admin"].get("body")),
+              f"the admin token was not refused readably: {listed['admin']}")
+        check(listed["socket"] == {"opened": True, "first": "0:auth:customer@example.com"},
+              f"the listed page's socket did not open: {listed['socket']}")
+        shot(driver, "listed-page")
+
+        # The same page from an origin not listed reads nothing and opens no socket.
+        driver.get(f"http://localhost:{port}/")
+        other = driver.execute_async_script(PAGE_PROBE, BASE, APP, user, ADMIN)
+        print(f"unlisted origin: {other}")
+        check("error" in other["object"], f"the unlisted page read the object: {other['object']}")
+        check("error" in other["admin"], f"the unlisted page read the admin API: {other['admin']}")
+        check(not other["socket"]["opened"] and not other["socket"].get("timedOut"),
+              f"the unlisted page's socket was not refused: {other['socket']}")
+        # Refused by the server, not only hidden by the browser.
+        server = HTTPConnection(BASE.removeprefix("http://"), timeout=30)
+        server.request("GET", f"/sock/1/{APP}/websocket", headers={
+            "Origin": f"http://localhost:{port}", "Upgrade": "websocket", "Connection": "Upgrade",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13"})
+        answer = server.getresponse()
+        check(answer.status == 403, f"the server upgraded an unlisted page's socket: {answer.status} {answer.read()!r}")
+        server.close()
+
+        # The console, the server's own page, with the admin token as ever.
+        sign_in(driver)
+        wait(driver, lambda d: find(d, "[data-stat=version] b"), "the console did not sign in with origins listed")
+        shot(driver, "console-with-origins")
+    finally:
+        site.shutdown()
+        shutil.rmtree(pages, ignore_errors=True)
+
+
 def main():
     os.makedirs(SHOTS, exist_ok=True)
     # Chromium leaves its singleton socket's directory in TMPDIR behind; give it one to remove.
@@ -440,10 +526,10 @@ def main():
     try:
         globals()[f"scenario_{SCENARIO}"](driver)
         # Refused requests the page answers (a wrong token's 401, a 404 before a key's time) are
-        # logged by Chromium as network errors; anything else severe (a script error, a policy
-        # violation) fails the scenario.
+        # logged by Chromium as network errors, and so are the refusals a scenario expects
+        # (EXPECTED_ERRORS); anything else severe (a script error, a policy violation) fails it.
         problems = [entry for entry in driver.get_log("browser")
-                    if entry.get("level") == "SEVERE" and "Failed to load resource" not in entry.get("message", "")]
+                    if entry.get("level") == "SEVERE" and not any(expected in entry.get("message", "") for expected in EXPECTED_ERRORS)]
         check(not problems, f"the page logged errors: {problems}")
     except Failed as failure:
         print(f"FAILED {SCENARIO}: {failure}")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LockstepCore
 import Logging
 import NIOCore
@@ -21,11 +22,14 @@ final class SocketTestClient: Sendable {
     private let release: AsyncStream<Void>.Continuation
     private let running: Task<WebSocketCloseFrame?, any Error>
 
-    /// Connects to `server`, or to it through a proxy listening on `port`.
-    static func connect(to server: TestServer, app: String? = nil, port: Int? = nil, reading: Bool = true) async throws -> SocketTestClient {
+    /// Connects to `server`, or to it through a proxy listening on `port`; with `origin`, as a
+    /// web page of that origin does.
+    static func connect(
+        to server: TestServer, app: String? = nil, port: Int? = nil, reading: Bool = true, origin: String? = nil
+    ) async throws -> SocketTestClient {
         let url = "ws://127.0.0.1:\(port ?? server.port)/sock/1/\(app ?? server.appID)/websocket"
         let (opened, open) = AsyncStream.makeStream(of: Bool.self)
-        let client = SocketTestClient(url: url, reading: reading, open: open)
+        let client = SocketTestClient(url: url, reading: reading, origin: origin, open: open)
         for await didOpen in opened {
             guard didOpen else { break }
             return client
@@ -34,7 +38,7 @@ final class SocketTestClient: Sendable {
         throw SocketTestError.didNotConnect
     }
 
-    private init(url: String, reading: Bool, open: AsyncStream<Bool>.Continuation) {
+    private init(url: String, reading: Bool, origin: String?, open: AsyncStream<Bool>.Continuation) {
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let mailbox = Mailbox<String>()
         let link = Link()
@@ -44,6 +48,8 @@ final class SocketTestClient: Sendable {
         self.link = link
         var logger = Logger(label: "socket-test-client")
         logger.logLevel = .critical
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 24)
+        if let origin { configuration.additionalHeaders[.origin] = origin }
         running = Task {
             defer {
                 mailbox.finish()
@@ -51,7 +57,7 @@ final class SocketTestClient: Sendable {
                 open.finish()
             }
             return try await WebSocketClient.connect(
-                url: url, configuration: WebSocketClientConfiguration(maxFrameSize: 1 << 24), logger: logger
+                url: url, configuration: configuration, logger: logger
             ) { inbound, outbound, _ in
                 link.writer.withLock { $0 = outbound }
                 open.yield(true)
