@@ -17,6 +17,10 @@ struct ConsoleBrowserTests {
         try await run("sign_in")
     }
 
+    @Test func showsNothingOfTheDataBeforeSigningInOrAfterSigningOut() async throws {
+        try await run("signed_out")
+    }
+
     @Test func editsAnObjectThatASecondClientReceives() async throws {
         // Objects of at most 400 bytes, so that the page meets a refusal too.
         try await run("objects", serverArguments: ["--max-object-bytes", "400"])

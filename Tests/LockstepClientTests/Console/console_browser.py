@@ -169,6 +169,35 @@ def scenario_sign_in(driver):
     shot(driver, "overview-phone")
 
 
+VISIBLE_TEXT = "return document.body.innerText"
+
+
+def scenario_signed_out(driver):
+    """Nothing of the data, nor of the views, is shown before signing in or after signing out."""
+    check(http("POST", f"/1/{APP}/__admin__/users", {"username": "secret-user@example.com"})[0] == 201, "could not make a user")
+    driver.get(BASE + "/console/")
+    wait(driver, lambda d: find(d, "#sign-in:not([hidden])"), "no sign-in form")
+    shown = driver.execute_script(VISIBLE_TEXT)
+    for label in ("Overview", "Users", "Buckets", "Live tail"):
+        check(label not in shown, f"the navigation shows {label!r} before signing in: {shown!r}")
+    check(driver.execute_script("return getComputedStyle(document.getElementById('shell')).display") == "none",
+          "the shell is displayed before signing in")
+    shot(driver, "before-sign-in")
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+    go(driver, "#/users")
+    wait(driver, lambda d: find(d, "tr[data-user='secret-user@example.com']"), "the user is not listed")
+    driver.find_element(By.ID, "sign-out").click()
+    wait(driver, lambda d: find(d, "#sign-in:not([hidden])"), "signing out does not show the sign-in form")
+    check("secret-user@example.com" not in driver.execute_script("return document.body.textContent"),
+          "the last view's data stays in the page after signing out")
+    check(find(driver, "#main *") is None, "the last view stays in the page after signing out")
+    shown = driver.execute_script(VISIBLE_TEXT)
+    check("Users" not in shown, f"the navigation shows after signing out: {shown!r}")
+    check(driver.execute_script("return sessionStorage.length") == 0, "the token stays in sessionStorage after signing out")
+    shot(driver, "after-sign-out")
+
+
 def scenario_objects(driver):
     check(http("POST", f"/1/{APP}/__options__/i/notes", {"shared": True})[0] == 200, "could not share bucket notes")
     status, _, grant = http("POST", f"/1/{APP}/token", {"username": "watcher@example.com"})

@@ -19,8 +19,16 @@ let cleanup = null;
 
 const $ = (id) => document.getElementById(id);
 
+/** Shows the sign-in form, and drops everything a view drew: on a shared screen, what the last
+ * session showed must not stay in the page (hidden or not). */
 function showSignIn(message = "") {
+  routes++;
+  cleanup?.();
+  cleanup = null;
   closeAll();
+  $("main").replaceChildren();
+  $("who").textContent = "";
+  status("");
   $("shell").hidden = true;
   $("who").hidden = true;
   $("sign-out").hidden = true;
@@ -115,9 +123,7 @@ function keyboard(event) {
 $("sign-in-form").addEventListener("submit", signIn);
 $("sign-out").addEventListener("click", () => {
   session.clear();
-  cleanup?.();
   showSignIn();
-  status("");
 });
 window.addEventListener("hashchange", route);
 document.addEventListener("keydown", keyboard);
