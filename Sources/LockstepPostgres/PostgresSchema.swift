@@ -257,6 +257,7 @@ enum PostgresSchema {
         [
             "CREATE TABLE identity_providers (app_id TEXT PRIMARY KEY, settings TEXT NOT NULL, updated_at BIGINT NOT NULL)",
         ],
+        PostgresWebhookSchema.migration,
     ]
 
     /// Takes the advisory lock that serializes migrations across the nodes of one schema, for

@@ -31,8 +31,10 @@ extension PostgresStore {
             // Encoded before the apps' locks are taken, to hold them for less.
             let diffs = writes.accepted.map { StoredValueCoding.text($0.change.diff) ?? "" }
             let intents = writes.accepted.map { StoredValueCoding.text($0.change.intent) ?? "" }
-            writes.placeInAppOrder(after: try await writeObjectsLockingApps(writes, connection))
+            let apps = try await writeObjectsLockingApps(writes, connection)
+            writes.placeInAppOrder(after: apps.positions)
             try await writeChanges(writes, diffs: diffs, intents: intents, committedAt: group.time, connection)
+            try await recordChangeEvents(writes, group, generations: apps.webhookGenerations, connection)
             return .commit(writes.outcomes)
         }
     }
@@ -43,11 +45,14 @@ extension PostgresStore {
     /// Writes what does not depend on the group's places in its apps' commit orders (the
     /// objects, their snapshots and blob references, the buckets' positions), then locks the
     /// rows of the apps the group commits to, after its buckets' (everywhere in this order, so
-    /// that no two transactions deadlock), and returns their last commit positions.
+    /// that no two transactions deadlock), and returns their last commit positions and the
+    /// generations of their webhook endpoints (``WebhookInterest``).
     ///
     /// One statement, its tables written by data-modifying `WITH` queries: each statement is a
     /// round trip to PostgreSQL, which a lane waits out with the apps' locks held or not.
-    private func writeObjectsLockingApps(_ writes: GroupWrites, _ connection: PostgresConnection) async throws -> [String: Int64] {
+    private func writeObjectsLockingApps(_ writes: GroupWrites, _ connection: PostgresConnection) async throws
+        -> (positions: [String: Int64], webhookGenerations: [String: Int64])
+    {
         let snapshots = writes.accepted.filter(\.keepsSnapshot)
         let references = writes.accepted.flatMap { accepted in
             accepted.blobs.map { hash in (accepted: accepted, hash: hash.hex) }
@@ -96,14 +101,16 @@ extension PostgresStore {
                     \(feeds.map(\.value.sequence))::bigint[]) AS x(app_id, owner, name, last_sequence)
                 WHERE b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.name
             )
-            SELECT id, last_sequence FROM apps WHERE id = ANY(\(appIDs)::text[]) ORDER BY id FOR UPDATE
+            SELECT id, last_sequence, webhook_generation FROM apps WHERE id = ANY(\(appIDs)::text[]) ORDER BY id FOR UPDATE
             """)
         var positions: [String: Int64] = [:]
+        var generations: [String: Int64] = [:]
         for row in rows {
-            let (id, position) = try row.decode((String, Int64).self)
+            let (id, position, generation) = try row.decode((String, Int64, Int64).self)
             positions[id] = position
+            generations[id] = generation
         }
-        return positions
+        return (positions, generations)
     }
 
     /// Writes the changes, in their places in the apps' commit orders (under the apps' locks),

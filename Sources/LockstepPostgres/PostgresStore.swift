@@ -29,6 +29,10 @@ public final class PostgresStore: SyncStore {
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
+    /// What the apps' webhook endpoints want, as this node knows it (see ``WebhookInterest``).
+    public let webhookInterest = WebhookInterest()
+    /// The names of spaces whose buckets' changes were webhook events.
+    let spaceNames = SpaceNameCache()
 
     private init(configuration: Configuration, serverKey: ServerKey, logger: Logger) {
         self.configuration = configuration
@@ -78,7 +82,14 @@ public final class PostgresStore: SyncStore {
             throw error
         }
         try? await connection.close()
-        return PostgresStore(configuration: configuration, serverKey: serverKey, logger: logger)
+        let store = PostgresStore(configuration: configuration, serverKey: serverKey, logger: logger)
+        do {
+            try await store.refreshWebhookInterest()
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+        return store
     }
 
     /// Closes every connection. Queries after this fail.

@@ -33,6 +33,7 @@ public enum LockstepServer {
         BlobRoutes(services: services).add(to: router)
         AdminRoutes(services: services).add(to: router)
         IdentityProviderRoutes(services: services).add(to: router)
+        WebhookRoutes(services: services).add(to: router)
         ConsoleRoutes(files: .shared).add(to: router)
         SDKRoutes(files: .shared).add(to: router)
         return router
@@ -54,6 +55,7 @@ public enum LockstepServer {
         }
         var background: [any Service] = [
             services.presence, services.pruner, services.tokenWatch, StreamingShutdown(connections: services.connections),
+            services.webhookDispatcher,
         ]
         if let blobs = services.blobs {
             background.append(BlobCollector(blobs: blobs, limits: limits, clock: services.clock, logger: services.logger))

@@ -26,6 +26,12 @@ public struct LockstepServices: Sendable {
     public var spaceChannels: SpaceChannels { parts.spaceChannels }
     /// Blobs (attachments), kept under a directory; `nil` when the server was given none.
     public var blobs: BlobService? { parts.blobs }
+    /// The apps' webhook endpoints (the admin API's side).
+    public var webhooks: WebhookService { parts.webhooks }
+    /// Delivers webhook events, beside the HTTP server.
+    public var webhookDispatcher: WebhookDispatcher { parts.webhookDispatcher }
+    /// Records the webhook events that are not changes.
+    var webhookRecorder: WebhookRecorder { parts.webhookRecorder }
     /// When these services were made (the server's start, for the console's uptime).
     public var startedAt: Int64 { parts.startedAt }
     /// What moves in each app, for the console's live views.
@@ -64,6 +70,9 @@ public struct LockstepServices: Sendable {
         let blobs: BlobService?
         let startedAt: Int64
         let consoleSignals: ConsoleSignals
+        let webhooks: WebhookService
+        let webhookDispatcher: WebhookDispatcher
+        let webhookRecorder: WebhookRecorder
 
         init(store: any SyncStore, limits: Limits, clock: ServerClockSource, logger: Logger, blobDirectory: URL?, jwksCertificateAuthorities: String?) {
             self.store = store
@@ -79,6 +88,12 @@ public struct LockstepServices: Sendable {
             let consoleSignals = ConsoleSignals()
             consoleSignals.follow(hub: hub, connections: connections)
             self.consoleSignals = consoleSignals
+            let webhookDispatcher = WebhookDispatcher(store: store, limits: limits.webhooks, clock: clock, logger: logger, hub: hub)
+            self.webhookDispatcher = webhookDispatcher
+            webhooks = WebhookService(store: store, limits: limits.webhooks, clock: clock, dispatcher: webhookDispatcher)
+            let webhookRecorder = WebhookRecorder(store: store, clock: clock, logger: logger)
+            webhookRecorder.onRecorded { [weak webhookDispatcher] appID in webhookDispatcher?.wake(appID: appID) }
+            self.webhookRecorder = webhookRecorder
             let tokenWatch = TokenWatch(store: store, connections: connections, clock: clock, limits: limits, logger: logger)
             self.tokenWatch = tokenWatch
             self.accounts = AccountService(
@@ -86,9 +101,10 @@ public struct LockstepServices: Sendable {
                 jwksCertificateAuthorities: jwksCertificateAuthorities)
             let spaceChannels = SpaceChannels()
             self.spaceChannels = spaceChannels
-            let spaces = SpaceService(store: store, channels: spaceChannels, connections: connections, limits: limits, now: { clock.now() })
+            let spaces = SpaceService(
+                store: store, channels: spaceChannels, connections: connections, limits: limits, now: { clock.now() }, webhooks: webhookRecorder)
             self.spaces = spaces
-            let blobs = blobDirectory.map { BlobService(directory: BlobDirectory(root: $0), store: store, limits: limits) }
+            let blobs = blobDirectory.map { BlobService(directory: BlobDirectory(root: $0), store: store, limits: limits, webhooks: webhookRecorder) }
             self.blobs = blobs
             let buckets = BucketService(store: store, hub: hub, limits: limits, clock: clock, blobs: blobs, spaces: spaces, logger: logger)
             self.buckets = buckets
@@ -100,7 +116,7 @@ public struct LockstepServices: Sendable {
                     cachedOptions: { appID, bucket in optionsCache.cached(appID: appID, bucket: bucket) },
                     clock: clock, logger: logger,
                     orphanSweepInterval: .seconds(max(0.5, limits.heartbeatTimeoutSeconds / 2)),
-                    claimsChanged: { appID in consoleSignals.signal(appID, .claims) }),
+                    claimsChanged: { appID in consoleSignals.signal(appID, .claims) }, webhooks: webhookRecorder),
                 connections: connections)
         }
     }

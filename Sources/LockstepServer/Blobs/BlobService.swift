@@ -14,11 +14,18 @@ public struct BlobService: Sendable {
     let store: any SyncStore
     let limits: Limits
     let hashes = UploadHashes()
+    /// Records `blob` webhook events; `nil` records none.
+    let webhooks: WebhookRecorder?
 
     public init(directory: BlobDirectory, store: any SyncStore, limits: Limits) {
+        self.init(directory: directory, store: store, limits: limits, webhooks: nil)
+    }
+
+    init(directory: BlobDirectory, store: any SyncStore, limits: Limits, webhooks: WebhookRecorder?) {
         self.directory = directory
         self.store = store
         self.limits = limits
+        self.webhooks = webhooks
     }
 
     /// The name an identity's uploads are kept under.
@@ -69,8 +76,18 @@ public struct BlobService: Sendable {
             guard offset == length else { throw BlobUploadError(.conflict, "the upload of \(hash) is complete at byte \(length)") }
             return length
         case .partial(_, let length, let type):
-            return try await UploadAppend(directory: directory, hashes: hashes, appID: identity.appID, uploader: uploader, hash: hash)
+            let reached = try await UploadAppend(directory: directory, hashes: hashes, appID: identity.appID, uploader: uploader, hash: hash)
                 .run(offset: offset, length: length, type: type, body: body)
+            if reached == length {
+                await webhooks?.record(appID: identity.appID, .blob) {
+                    [
+                        "app": .string(identity.appID), "hash": .string(hash.description), "size": .integer(length), "type": .string(type),
+                        "uploader": ["user": identity.isAdmin ? .null : identity.userID.map(JSONValue.string) ?? .null],
+                        "at": .integer(webhooks?.nowMilliseconds ?? 0),
+                    ]
+                }
+            }
+            return reached
         }
     }
 

@@ -46,13 +46,13 @@ public struct BucketService: Sendable {
     }
 
     /// Applies one change by `author`, or throws the ``ChangeRejection`` that says why not;
-    /// `onlyIfAbsent`: see ``ChangeRequest/onlyIfAbsent``.
+    /// `onlyIfAbsent`: see ``ChangeRequest/onlyIfAbsent``; `isPurchase`: ``ChangeRequest/isPurchase``.
     @discardableResult
-    public func apply(_ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor, onlyIfAbsent: Bool = false) async throws
-        -> ChangeEvent
-    {
+    public func apply(
+        _ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor, onlyIfAbsent: Bool = false, isPurchase: Bool = false
+    ) async throws -> ChangeEvent {
         try await withCheckedThrowingContinuation { answer in
-            submit(change, to: scope, by: author, onlyIfAbsent: onlyIfAbsent) { answer.resume(with: $0) }
+            submit(change, to: scope, by: author, onlyIfAbsent: onlyIfAbsent, isPurchase: isPurchase) { answer.resume(with: $0) }
         }
     }
 
@@ -60,7 +60,7 @@ public struct BucketService: Sendable {
     /// it was refused, once its group is durable. Completions come in the order changes were
     /// submitted: a connection pipelines its changes through this.
     func submit(
-        _ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor, onlyIfAbsent: Bool = false,
+        _ change: IncomingChange, to scope: BucketScope, by author: ChangeAuthor, onlyIfAbsent: Bool = false, isPurchase: Bool = false,
         then completion: @escaping @Sendable (Result<ChangeEvent, any Error>) -> Void
     ) {
         do {
@@ -69,7 +69,7 @@ public struct BucketService: Sendable {
             return completion(.failure(error))
         }
         let logger = logger
-        writer.enqueue(ChangeRequest(scope: scope, change: change, author: author, onlyIfAbsent: onlyIfAbsent)) { result in
+        writer.enqueue(ChangeRequest(scope: scope, change: change, author: author, onlyIfAbsent: onlyIfAbsent, isPurchase: isPurchase)) { result in
             completion(result.flatMap { outcome in
                 switch outcome {
                 case .committed(let event):
@@ -89,7 +89,7 @@ public struct BucketService: Sendable {
     }
 
     /// Refuses a change whose object id or client change id the store cannot take, before it
-    /// is queued (``submit(_:to:by:onlyIfAbsent:then:)`` checks again).
+    /// is queued (``submit(_:to:by:onlyIfAbsent:isPurchase:then:)`` checks again).
     static func checkNames(of change: IncomingChange) throws(ChangeRejection) {
         guard EntityName.isValid(change.key) else {
             throw ChangeRejection(.badRequest, "\"\(change.key)\" is not a valid object id: use 1 to 256 of a-z A-Z 0-9 . _ % @ -")

@@ -10,12 +10,17 @@ public struct ChangeRequest: Sendable {
     /// when the key is free, not at all (a purchase; see ``PurchaseRoutes``). A removed object
     /// does not count; the merge rules refuse to bring it back.
     public var onlyIfAbsent: Bool
+    /// The change records a purchase (``PurchaseRoutes``): it is also a `purchase` webhook event.
+    public var isPurchase: Bool
 
-    public init(scope: BucketScope, change: IncomingChange, author: ChangeAuthor = .trusted, onlyIfAbsent: Bool = false) {
+    public init(
+        scope: BucketScope, change: IncomingChange, author: ChangeAuthor = .trusted, onlyIfAbsent: Bool = false, isPurchase: Bool = false
+    ) {
         self.scope = scope
         self.change = change
         self.author = author
         self.onlyIfAbsent = onlyIfAbsent
+        self.isPurchase = isPurchase
     }
 }
 

@@ -51,12 +51,12 @@ package struct GroupPlan {
     package mutating func run(reading reads: some GroupReads) throws -> GroupWrites {
         writes.outcomes.reserveCapacity(group.requests.count)
         for index in group.requests.indices {
-            writes.outcomes.append(try plan(group.requests[index], reads))
+            writes.outcomes.append(try plan(group.requests[index], at: index, reads))
         }
         return writes
     }
 
-    private mutating func plan(_ request: ChangeRequest, _ reads: some GroupReads) throws -> ChangeOutcome {
+    private mutating func plan(_ request: ChangeRequest, at index: Int, _ reads: some GroupReads) throws -> ChangeOutcome {
         let scope = request.scope
         let change = request.change
         if let seen = try acceptedChange(scope, change.changeID, reads) {
@@ -101,7 +101,7 @@ package struct GroupPlan {
         writes.accepted.append(GroupWrites.Accepted(
             scope: scope, change: record, appSequence: appSequence,
             keepsSnapshot: !object.isDeleted && object.version % group.planner.limits.snapshotInterval == 0, data: object.data,
-            blobs: plan.blobs))
+            blobs: plan.blobs, storedData: plan.storedData, request: index))
         return .committed(ChangeEvent(scope: scope, change: record, version: ChangeVersion(epoch: feed.epoch, sequence: feed.sequence)))
     }
 

@@ -1,6 +1,8 @@
 /// Every limit the server enforces, by name, with its default. Each is configurable from the
 /// command line and the environment (see `lockstep serve --help`).
 public struct Limits: Sendable, Equatable {
+    /// How webhooks are delivered (``WebhookLimits``).
+    public var webhooks = WebhookLimits()
     /// The largest object, as compact JSON, that a change may leave behind.
     public var maximumObjectBytes = 2 * 1024 * 1024
     /// The largest HTTP request body.

@@ -69,6 +69,12 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// An address from its 4 or 16 bytes in network order; `nil` for any other count.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 4 || bytes.count == 16 else { return nil }
+        self.init(normalizing: bytes)
+    }
+
     public var description: String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         let family = isIPv4 ? AF_INET : AF_INET6

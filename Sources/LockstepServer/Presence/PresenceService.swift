@@ -1,4 +1,5 @@
 import Foundation
+import LockstepCore
 import Logging
 public import ServiceLifecycle
 import Synchronization
@@ -44,6 +45,8 @@ public final class PresenceService: Service {
         /// Told of each app whose claims this service recorded or released (the console's
         /// presence view follows them live).
         var claimsChanged: @Sendable (_ appID: String) -> Void = { _ in }
+        /// Records `presence` webhook events; `nil` records none.
+        var webhooks: WebhookRecorder? = nil
     }
 
     init(environment: PresenceEnvironment, connections: ConnectionRegistry) {
@@ -135,6 +138,7 @@ public final class PresenceService: Service {
                 try await services.store.insertPresenceClaim(claim)
                 book.claims[holder, default: []].insert(claim)
                 services.claimsChanged(claim.scope.appID)
+                await presenceEvent(claim, "joined", client: change.change.clientID, userID: userID)
             } catch {
                 services.logger.error("presence: recording \(claim.scope)/\(claim.key) failed: \(error)")
             }
@@ -205,7 +209,28 @@ public final class PresenceService: Service {
         } catch {
             services.logger.error("presence: forgetting \(claims.count) claims failed: \(error)")
         }
+        for claim in claims {
+            let userID: String? = if case .user(let id) = claim.holder { id } else { nil }
+            await presenceEvent(claim, "left", client: nil, userID: userID)
+        }
         for appID in Set(claims.map(\.scope.appID)) { services.claimsChanged(appID) }
+    }
+}
+
+extension PresenceService {
+    /// Records a `presence` event: `claim`'s object was claimed (`joined`) or released (`left`).
+    private func presenceEvent(_ claim: PresenceClaim, _ action: String, client: String?, userID: String?) async {
+        guard let webhooks = services.webhooks, webhooks.mayWant(appID: claim.scope.appID, .presence),
+            let (bucket, owner) = await webhooks.describe(claim.scope)
+        else { return }
+        await webhooks.record(appID: claim.scope.appID, .presence, bucket: bucket) {
+            [
+                "app": .string(claim.scope.appID), "bucket": .string(claim.scope.bucket), "owner": owner, "id": .string(claim.key),
+                "action": .string(action), "holder": .string("\(claim.holder)@\(claim.nodeID)"),
+                "user": userID.map(JSONValue.string) ?? .null, "client": client.map(JSONValue.string) ?? .null,
+                "at": .integer(webhooks.nowMilliseconds),
+            ]
+        }
     }
 }
 

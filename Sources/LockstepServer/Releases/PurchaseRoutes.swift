@@ -60,7 +60,7 @@ struct PurchaseRoutes<Context: RequestContext> {
             do {
                 // Only if no purchase has the id yet, checked in the group commit: so a first
                 // purchase, the rush's every one, reads nothing but its group does.
-                try await services.buckets.apply(change, to: scope, by: .trusted, onlyIfAbsent: true)
+                try await services.buckets.apply(change, to: scope, by: .trusted, onlyIfAbsent: true, isPurchase: true)
             } catch let rejection as ChangeRejection where rejection.reason == .duplicate || rejection.reason == .emptyChange {
                 // The id is taken: by an earlier purchase (or another request with the same id
                 // that got there first), found by its change id or its key.

@@ -1,3 +1,5 @@
+import LockstepCore
+
 /// Spaces: made, shared, left and deleted, with the rights of ``SpaceRole`` checked here, in
 /// one place, for every route.
 ///
@@ -16,6 +18,8 @@ public struct SpaceService: Sendable {
     let connections: ConnectionRegistry
     let limits: Limits
     let now: @Sendable () -> Int64
+    /// Records `space.member` webhook events; `nil` records none.
+    var webhooks: WebhookRecorder? = nil
 
     /// A space and what the caller may do in it.
     public struct Grant: Sendable, Equatable {
@@ -42,6 +46,9 @@ public struct SpaceService: Sendable {
             try await store.insertSpace(space, ownerID: identity.userID)
         } catch StoreError.duplicate {
             throw AccountError(.conflict, "the space name \(name) is taken: choose another")
+        }
+        if let owner = identity.userID, let username = identity.username {
+            await memberEvent(space, email: username, userID: owner, role: .owner, previous: nil, by: identity)
         }
         return SpaceListing(space: space, role: identity.userID == nil ? nil : .owner)
     }
@@ -99,6 +106,9 @@ public struct SpaceService: Sendable {
         let change = try await revoking(grant.space.revocation(of: member, .roleChanged, epoch: nil), if: member != nil) {
             try await store.setSpaceRole(appID: identity.appID, spaceID: grant.space.id, email: address, role: role)
         }
+        if case .changed(let userID, let previous, _) = change {
+            await memberEvent(grant.space, email: address, userID: userID, role: role, previous: previous, by: identity)
+        }
         switch change {
         case .changed(let userID?, from: .some, let epoch):
             enforce(grant.space.revocation(of: userID, .roleChanged, epoch: epoch))
@@ -115,7 +125,7 @@ public struct SpaceService: Sendable {
     /// Removes a member (or an invitation); only owners and the admin token remove others.
     public func remove(_ email: String, from name: String, by identity: AccountService.Identity) async throws {
         let grant = try await managing(name, identity, "removing members")
-        try await remove(email, from: grant.space, shownAs: email)
+        try await remove(email, from: grant.space, shownAs: email, by: identity)
     }
 
     /// The caller leaves the space; the last owner cannot.
@@ -124,15 +134,18 @@ public struct SpaceService: Sendable {
             throw AccountError(.badRequest, "the admin token is not a member of any space: name a user with X-Simperium-User")
         }
         let grant = try await grant(identity, space: name)
-        try await remove(username, from: grant.space, shownAs: "you")
+        try await remove(username, from: grant.space, shownAs: "you", by: identity)
     }
 
     /// Deletes the space and everything in it; every channel on it ends.
     public func delete(_ name: String, by identity: AccountService.Identity) async throws {
         let grant = try await managing(name, identity, "deleting the space")
         let revocation = grant.space.revocation(of: nil, .deleted, epoch: nil)
-        _ = try await revoking(revocation) { try await store.deleteSpace(appID: grant.space.appID, spaceID: grant.space.id) }
+        let members = try await revoking(revocation) { try await store.deleteSpace(appID: grant.space.appID, spaceID: grant.space.id) }
         enforce(revocation)
+        for member in members {
+            await memberEvent(grant.space, email: nil, userID: member, role: nil, previous: nil, by: identity, spaceDeleted: true)
+        }
     }
 
     /// Enforces a revocation on this node, committed here or on another node sharing the store
@@ -203,7 +216,7 @@ public struct SpaceService: Sendable {
         return false
     }
 
-    private func remove(_ email: String, from space: SpaceRecord, shownAs shown: String) async throws {
+    private func remove(_ email: String, from space: SpaceRecord, shownAs shown: String, by identity: AccountService.Identity) async throws {
         // A member's channels end before the removal commits, so no change committed after it reaches them.
         var member: String?
         if let user = try await store.user(appID: space.appID, username: email),
@@ -213,6 +226,9 @@ public struct SpaceService: Sendable {
         }
         let change = try await revoking(space.revocation(of: member, .removed, epoch: nil), if: member != nil) {
             try await store.removeSpaceMember(appID: space.appID, spaceID: space.id, email: email)
+        }
+        if case .changed(let userID, let previous, _) = change {
+            await memberEvent(space, email: email, userID: userID, role: nil, previous: previous, by: identity)
         }
         switch change {
         case .changed(let userID?, _, let epoch):
@@ -224,6 +240,27 @@ public struct SpaceService: Sendable {
         case .wouldLeaveNoOwner:
             let who = shown == "you" ? "you are" : "\(shown) is"
             throw AccountError(.conflict, "\(who) the last owner of space \(space.name): make another owner first, or delete the space")
+        }
+    }
+
+    /// Records a `space.member` event: `email` (`userID` when they have an account) went from
+    /// `previous` to `role` (`nil`: out of the space) by `identity`'s doing.
+    private func memberEvent(
+        _ space: SpaceRecord, email: String?, userID: String?, role: SpaceRole?, previous: SpaceRole?, by identity: AccountService.Identity,
+        spaceDeleted: Bool = false
+    ) async {
+        await webhooks?.record(appID: space.appID, .spaceMember) {
+            let action =
+                if role == nil { "removed" } else if previous != nil { "changed" } else if userID == nil { "invited" } else { "added" }
+            var data: JSONObject = [
+                "app": .string(space.appID), "space": .string(space.name), "action": .string(action),
+                "email": email.map(JSONValue.string) ?? .null, "user": userID.map(JSONValue.string) ?? .null,
+                "role": role.map { .string($0.rawValue) } ?? .null, "previousRole": previous.map { .string($0.rawValue) } ?? .null,
+                "by": ["user": identity.isAdmin ? .null : identity.userID.map(JSONValue.string) ?? .null],
+                "at": .integer(now() / 1_000_000),
+            ]
+            if spaceDeleted { data["spaceDeleted"] = true }
+            return data
         }
     }
 

@@ -78,6 +78,10 @@ package struct GroupWrites: Sendable {
         /// The blobs this version refers to: the store records that the object referred to
         /// each, as of this version (see ``BlobReferenceRecord``).
         package var blobs: [BlobHash]
+        /// `data` as the store keeps it: the value a webhook event carries.
+        package var storedData: String
+        /// The change's place in the group's requests (who sent it, and what for).
+        package var request: Int
     }
 
     package var accepted: [Accepted] = []

@@ -8,9 +8,10 @@ public import LockstepCore
 /// changes is planned by ``GroupPlan`` (the merge rules, in order) inside the store's write
 /// transaction, reading through ``GroupReads``, so the plan and the commit see one state on
 /// one node or several. Spaces and their members are kept by the same store (``SpaceStore``),
-/// the records of objects referring to blobs (``BlobReferenceStore``), and what the console
-/// reads (``ConsoleStore``), and each app's identity provider (``IdentityProviderStore``).
-public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore, IdentityProviderStore {
+/// the records of objects referring to blobs (``BlobReferenceStore``), what the console reads
+/// (``ConsoleStore``), each app's identity provider (``IdentityProviderStore``), and webhook
+/// endpoints with the events they are owed (``WebhookStore``).
+public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore, IdentityProviderStore, WebhookStore {
     // MARK: Accounts
 
     func insertApp(_ app: AppRecord) async throws

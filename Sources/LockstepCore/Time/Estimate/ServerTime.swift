@@ -45,7 +45,7 @@ extension ServerTime: CustomStringConvertible {
 extension Int64 {
     /// Quotient rounded towards minus infinity, and the remainder that goes with it (never
     /// negative), so that times before 1970 split into a second and a fraction after it.
-    func floorDividedBy(_ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+    package func floorDividedBy(_ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
         return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }

@@ -200,6 +200,7 @@ enum SQLiteSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v9: webhooks") { db in try SQLiteWebhookSchema.create(db) }
         return migrator
     }
 

@@ -13,6 +13,8 @@ extension SQLiteStore {
             var plan = GroupPlan(group)
             let writes = try plan.run(reading: SQLiteGroupReads(store: self, db: db, group: group))
             try Self.persist(writes, committedAt: group.time, db)
+            let interest = webhookInterest.snapshot()
+            if !interest.isEmpty { try recordChangeEvents(writes, group, interest: interest, db) }
             for (appID, sequence) in writes.appSequences { self.appSequences.advance(appID, to: sequence) }
             return writes.outcomes
         }

@@ -15,6 +15,10 @@ public final class SQLiteStore: SyncStore {
     let tokenLookups: TokenLookups
     /// The apps' positions in their commit order, as the writer advanced them.
     let appSequences = AppSequences()
+    /// What the apps' webhook endpoints want: loaded when the store opens, kept by the writer.
+    public let webhookInterest = WebhookInterest()
+    /// The names of spaces whose buckets' changes were webhook events.
+    let spaceNames = SpaceNameCache()
 
     /// The database file.
     public var path: String { pool.path }
@@ -43,6 +47,7 @@ public final class SQLiteStore: SyncStore {
         try SQLiteSchema.refuseNewer(pool)
         try SQLiteSchema.migrator.migrate(pool)
         try SQLiteSecurityUpkeep(serverKey: self.serverKey).run(in: pool)
+        try pool.read { db in try loadWebhookInterest(db) }
     }
 
     // MARK: Accounts
