@@ -236,8 +236,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            // The browser scenarios, run by ConsoleBrowserTests and LockstepJSBrowserTests with Python and selenium.
-            exclude: ["Console/console_browser.py", "LockstepJS/lockstepjs_browser.py"],
+            // The browser scenarios, run by ConsoleBrowserTests and LockstepJSBrowserTests with Python and selenium;
+            // the webhook receiver that verifies signatures with the standardwebhooks package.
+            exclude: ["Console/console_browser.py", "LockstepJS/lockstepjs_browser.py", "Webhooks/webhook_receiver.py"],
             swiftSettings: strictSettings
         ),
     ]

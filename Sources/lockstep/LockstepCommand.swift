@@ -8,6 +8,7 @@ struct LockstepCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Apps.self, Tokens.self, Tail.self,
             DiffCommand.self, PatchCommand.self, TransformCommand.self, DiffBatchCommand.self,
-            StoreCommand.self, ClientCommand.self, SpacesCommand.self, AuthCommand.self, TimeCommand.self, Backup.self, Restore.self,
+            StoreCommand.self, ClientCommand.self, SpacesCommand.self, AuthCommand.self, WebhooksCommand.self, TimeCommand.self, Backup.self,
+            Restore.self,
         ])
 }

@@ -26,6 +26,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var limits: LimitOptions
     @OptionGroup var network: NetworkOptions
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var webhooks: WebhookOptions
 
     @Option(name: .customLong("clock-offset-ms"), help: ArgumentHelp("Testing only: report server time shifted by this many milliseconds.", visibility: .hidden))
     var clockOffsetMilliseconds: Double = 0
@@ -49,7 +50,8 @@ struct Serve: AsyncParsableCommand {
         let clock = ServerClockSource(offsetNanoseconds: Int64(clockOffsetMilliseconds * 1e6))
         let releases = try storeOptions.releaseService(clock: clock)
         // Every option is checked before anything is made on disk.
-        let resolvedLimits = try limits.resolved()
+        var resolvedLimits = try limits.resolved()
+        resolvedLimits.webhooks = try webhooks.resolved()
         let trustedProxies = try network.trustedProxies()
         let origins = try network.origins()
         let metricsListener = try network.metricsListener()
