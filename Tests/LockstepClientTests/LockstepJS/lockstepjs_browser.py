@@ -138,6 +138,57 @@ def scenario_reload(driver):
     check(next(e for e in index["index"] if e["id"] == "n3")["d"] == {"index": 3, "text": "edited"}, "n3 is not as edited")
 
 
+def scenario_upgrade(driver):
+    """A store written by lockstep.js's first IndexedDB layout (version 1: a store a table) keeps
+    its unsent edits when a newer lockstep.js opens it, and they land once."""
+    token = user("upgrade@example.com")
+    open_client(driver, token, "scratch", {"store": "memory"})
+    # The rows the replica keeps, written into a database laid out as version 1 wrote them.
+    tables = run(driver, """
+      const notes = client.bucket("notes");
+      for (let index = 0; index < 5; index++) await notes.put("n" + index, { index });
+      await notes.update("n2", (note) => { note.text = "edited"; });
+      const tables = Array.from(client.replica.tables.tables, ([name, rows]) => [name, Array.from(rows)]);
+      await client.close();
+      const database = await new Promise((resolve, reject) => {
+        const request = indexedDB.open("lockstep:legacy", 1);
+        request.onupgradeneeded = () => {
+          for (const [name] of tables) request.result.createObjectStore(name);
+          request.result.createObjectStore("attachments");
+        };
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      const transaction = database.transaction(tables.map(([name]) => name), "readwrite");
+      for (const [name, rows] of tables) for (const [key, row] of rows) transaction.objectStore(name).put(row, key);
+      await new Promise((resolve, reject) => { transaction.oncomplete = resolve; transaction.onerror = () => reject(transaction.error); });
+      database.close();
+      return tables.map(([name, rows]) => [name, rows.length]);
+    """)
+    check(dict(tables)["objects"] == 5 and dict(tables)["ghosts"] == 0, f"the replica's tables: {tables}")
+    driver.refresh()
+    open_client(driver, token, "legacy")
+    check(run(driver, "return client.outbox.pending.length;") == 5, "the upgrade lost unsent changes")
+    check(run(driver, "return client.bucket('notes').get('n2');") == {"index": 2, "text": "edited"}, "the upgrade lost an object")
+    run(driver, "client.sync.start();")
+    wait_idle(driver)
+    status, _, index = http("GET", f"/1/{APP}/notes/index?data=1&limit=100", token=token)
+    check(status == 200 and len(index["index"]) == 5, f"the server holds {index}")
+    check(all(entry["v"] == 1 for entry in index["index"]), f"a change landed twice: {index}")
+    # After the sync the objects have ghosts and stamps: all in one record each, read back whole.
+    driver.refresh()
+    open_client(driver, token, "legacy")
+    check(run(driver, "return client.outbox.pending.length;") == 0, "acknowledged changes came back after a reload")
+    check(run(driver, "return client.bucket('notes').get('n2');") == {"index": 2, "text": "edited"}, "n2 did not survive the reload")
+    stores = run(driver, """
+      const database = await new Promise((resolve) => { const request = indexedDB.open("lockstep:legacy"); request.onsuccess = () => resolve(request.result); });
+      const names = Array.from(database.objectStoreNames);
+      database.close();
+      return names;
+    """)
+    check("entries" in stores and "objects" not in stores and "ghosts" not in stores, f"the upgraded database's stores: {stores}")
+
+
 def scenario_offline(driver):
     """Edits made while the browser is offline (DevTools) wait, and land once when it is back."""
     token = user("offline@example.com")

@@ -16,8 +16,11 @@ export class IndexedDBStore implements Store {
     release: () => void;
     kind: string;
     load(): Promise<Map<import("./tables.js").TableName, Map<string, any>>>;
-    /** @param {Change[]} changes */
-    commit(changes: import("./tables.js").Change[]): Promise<void>;
+    /**
+     * @param {Change[]} changes
+     * @param {import("./tables.js").Tables} tables
+     */
+    commit(changes: import("./tables.js").Change[], tables: import("./tables.js").Tables): Promise<void>;
     /** @param {string} name @param {Blob} bytes */
     putBlob(name: string, bytes: Blob): Promise<void>;
     /** @param {string} name @returns {Promise<Blob | null>} */

@@ -10,10 +10,12 @@ export type Store = {
      */
     load: () => Promise<Map<TableName, Map<string, any>>>;
     /**
-     * Writes (a value of undefined deletes)
-     * that land together or not at all; durable when the promise resolves.
+     * Writes
+     * (a value of undefined deletes) that land together or not at all; durable when the promise
+     * resolves. `tables` holds every row as the writes leave it, for a store that keeps several
+     * tables' rows of one key together; read it before the promise's first await.
      */
-    commit: (changes: import("./tables.js").Change[]) => Promise<void>;
+    commit: (changes: import("./tables.js").Change[], tables: import("./tables.js").Tables) => Promise<void>;
     /**
      * Stores attachment bytes, durably.
      */

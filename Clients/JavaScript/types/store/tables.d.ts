@@ -29,10 +29,10 @@ export class Transaction {
     /** @param {Tables} tables */
     constructor(tables: Tables);
     tables: Tables;
-    /** @type {Map<string, Change>} */
-    changes: Map<string, Change>;
-    /** @type {Map<string, [TableName, string, unknown]>} What each row held before the transaction. */
-    before: Map<string, [TableName, string, unknown]>;
+    /** @type {Map<TableName, Map<string, unknown>>} What each table's written rows hold now (undefined: deleted). */
+    written: Map<TableName, Map<string, unknown>>;
+    /** @type {Map<TableName, Map<string, unknown>>} What they held before the transaction. */
+    before: Map<TableName, Map<string, unknown>>;
     /**
      * @param {TableName} table
      * @param {string} key
@@ -56,6 +56,8 @@ export class Transaction {
      * @param {string} key
      */
     delete(table: TableName, key: string): void;
+    /** What the transaction wrote, for the store: a value of undefined deletes the row. */
+    get changes(): Change[];
     /** Puts back every row this transaction wrote, as it was. */
     undo(): void;
 }

@@ -132,7 +132,12 @@ export class Bucket extends EventTarget {
     await this.registered;
     const type = options.type ?? (bytes.type || "application/octet-stream");
     const attachment = await attach(this.replica, bytes, type, this.name, options.to, options.member, priorityValue(options.priority, "low"));
-    this.client.published({ attachment, direction: "upload", completedBytes: 0, totalBytes: attachment.size, state: "queued", error: null });
+    // Bytes this user uploaded before are not queued again: done already.
+    const upload = this.client.uploads.find((row) => row.sha256 === attachment.sha256);
+    this.client.published({
+      attachment, direction: "upload", completedBytes: upload ? upload.acknowledged : attachment.size,
+      totalBytes: attachment.size, state: upload ? "queued" : "completed", error: null,
+    });
     await this.client.attachments.trim();
     return attachment;
   }

@@ -4,7 +4,6 @@
 // walk did not see (removed on the server) are removed here too.
 import { LockstepError } from "../errors.js";
 import { isJSONObject } from "../json/value.js";
-import { splitObjectKey } from "../store/tables.js";
 import { bucketRow, ghost, local, present, removed, setGhost, updateBucket } from "./records.js";
 import { deleteAll, deleteRow, rowsOf, rowsWhere } from "./outbox-rows.js";
 import { replaceLocal } from "./replica.js";
@@ -75,8 +74,9 @@ export async function takeIndexPage(replica, bucket, page, isFirst) {
     if (isFirst) {
       updateBucket(tx, bucket, { walkId: row.walkId + 1, walkCurrent: page.current, walkMark: null });
       // Versions seen live (-1) until now count as seen by no walk: this walk must see them.
+      const prefix = bucket + "\u0001";
       for (const [rowKey, ghostRow] of Array.from(tx.rows("ghosts"))) {
-        if (ghostRow.walk === -1 && splitObjectKey(rowKey)[0] === bucket) tx.set("ghosts", rowKey, { ...ghostRow, walk: 0 });
+        if (ghostRow.walk === -1 && rowKey.startsWith(prefix)) tx.set("ghosts", rowKey, { ...ghostRow, walk: 0 });
       }
     }
     const walk = /** @type {import("./records.js").BucketRow} */ (bucketRow(tx, bucket)).walkId;
@@ -154,9 +154,9 @@ function finishWalk(tx, bucket, walk) {
   updateBucket(tx, bucket, { cv: row.walkCurrent, walkCurrent: null, walkMark: null });
   /** @type {string[]} */
   const gone = [];
+  const prefix = bucket + "\u0001";
   for (const [rowKey, ghostRow] of tx.rows("ghosts")) {
-    const [ghostBucket, key] = splitObjectKey(rowKey);
-    if (ghostBucket === bucket && !ghostRow.deleted && ghostRow.walk !== walk && ghostRow.walk !== -1) gone.push(key);
+    if (ghostRow.walk !== walk && ghostRow.walk !== -1 && !ghostRow.deleted && rowKey.startsWith(prefix)) gone.push(rowKey.slice(prefix.length));
   }
   /** @type {Change[]} */
   const changes = [];

@@ -85,7 +85,7 @@ export class Replica {
       throw error;
     }
     try {
-      await this.store.commit(Array.from(tx.changes.values()));
+      await this.store.commit(tx.changes, this.tables);
     } catch (error) {
       this.failure = /** @type {Error} */ (error);
       throw new LockstepError("store-failed", `the local store could not be written: ${this.failure.message}`);
@@ -302,16 +302,39 @@ export function changeBetween(old, neu, bucket, key, origin) {
  * @param {Origin} origin
  * @returns {Change}
  */
-function change(kind, bucket, key, data, origin) {
-  /** @type {JSONObject | null | undefined} */
-  let copy;
-  return {
-    kind, bucket, key, origin,
-    get object() {
-      if (copy === undefined) copy = data === null ? null : copyJSON(data);
-      return copy;
-    },
-  };
+const change = (kind, bucket, key, data, origin) => new LazyChange(kind, bucket, key, data, origin);
+
+/** @implements {Change} */
+class LazyChange {
+  /**
+   * @param {Change["kind"]} kind
+   * @param {string} bucket
+   * @param {string} key
+   * @param {JSONObject | null} data
+   * @param {Origin} origin
+   */
+  constructor(kind, bucket, key, data, origin) {
+    this.kind = kind;
+    this.bucket = bucket;
+    this.key = key;
+    this.origin = origin;
+    /** @type {JSONObject | null} The store's object until copied, then the copy. */
+    this.#data = data;
+    this.#copied = data === null;
+  }
+
+  /** @type {JSONObject | null} */
+  #data;
+  #copied;
+
+  /** The object after the change (a copy, made when first read); null when deleted. */
+  get object() {
+    if (!this.#copied) {
+      this.#data = copyJSON(/** @type {JSONObject} */ (this.#data));
+      this.#copied = true;
+    }
+    return this.#data;
+  }
 }
 
 /**

@@ -25,8 +25,10 @@ export class MemoryStore {
     for (const [table, key, value] of changes) {
       let rows = this.tables.get(table);
       if (!rows) this.tables.set(table, (rows = new Map()));
+      // Rows are never changed in place once written (every write makes a new row), so the
+      // store may hold the replica's own.
       if (value === undefined) rows.delete(key);
-      else rows.set(key, structuredClone(value));
+      else rows.set(key, value);
     }
   }
 

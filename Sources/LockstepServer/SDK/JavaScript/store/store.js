@@ -8,8 +8,10 @@
  * @typedef {object} Store
  * @property {string} kind "indexeddb", "file" or "memory".
  * @property {() => Promise<Map<TableName, Map<string, any>>>} load Every table's rows.
- * @property {(changes: Change[]) => Promise<void>} commit Writes (a value of undefined deletes)
- *   that land together or not at all; durable when the promise resolves.
+ * @property {(changes: Change[], tables: import("./tables.js").Tables) => Promise<void>} commit Writes
+ *   (a value of undefined deletes) that land together or not at all; durable when the promise
+ *   resolves. `tables` holds every row as the writes leave it, for a store that keeps several
+ *   tables' rows of one key together; read it before the promise's first await.
  * @property {(name: string, bytes: Blob) => Promise<void>} putBlob Stores attachment bytes, durably.
  * @property {(name: string) => Promise<Blob | null>} getBlob The bytes stored under `name`.
  * @property {(name: string) => Promise<void>} deleteBlob

@@ -55,9 +55,9 @@ export class Transaction {
   /** @param {Tables} tables */
   constructor(tables) {
     this.tables = tables;
-    /** @type {Map<string, Change>} */
-    this.changes = new Map();
-    /** @type {Map<string, [TableName, string, unknown]>} What each row held before the transaction. */
+    /** @type {Map<TableName, Map<string, unknown>>} What each table's written rows hold now (undefined: deleted). */
+    this.written = new Map();
+    /** @type {Map<TableName, Map<string, unknown>>} What they held before the transaction. */
     this.before = new Map();
   }
 
@@ -86,11 +86,18 @@ export class Transaction {
    */
   set(table, key, value) {
     const rows = this.tables.table(table);
-    const id = table + "\u0000" + key;
-    if (!this.before.has(id)) this.before.set(id, [table, key, rows.get(key)]);
+    let written = this.written.get(table);
+    let before = this.before.get(table);
+    if (!written || !before) {
+      written = new Map();
+      before = new Map();
+      this.written.set(table, written);
+      this.before.set(table, before);
+    }
+    if (!before.has(key)) before.set(key, rows.get(key));
     if (value === undefined) rows.delete(key);
     else rows.set(key, value);
-    this.changes.set(id, [table, key, value]);
+    written.set(key, value);
   }
 
   /**
@@ -101,13 +108,24 @@ export class Transaction {
     if (this.tables.table(table).has(key)) this.set(table, key, undefined);
   }
 
+  /** What the transaction wrote, for the store: a value of undefined deletes the row. */
+  get changes() {
+    /** @type {Change[]} */
+    const changes = [];
+    for (const [table, rows] of this.written) for (const [key, value] of rows) changes.push([table, key, value]);
+    return changes;
+  }
+
   /** Puts back every row this transaction wrote, as it was. */
   undo() {
-    for (const [table, key, value] of Array.from(this.before.values()).reverse()) {
-      const rows = this.tables.table(table);
-      if (value === undefined) rows.delete(key);
-      else rows.set(key, value);
+    for (const [table, rows] of this.before) {
+      const current = this.tables.table(table);
+      for (const [key, value] of rows) {
+        if (value === undefined) current.delete(key);
+        else current.set(key, value);
+      }
     }
-    this.changes.clear();
+    this.written.clear();
+    this.before.clear();
   }
 }
