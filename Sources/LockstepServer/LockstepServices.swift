@@ -88,7 +88,9 @@ public struct LockstepServices: Sendable {
             let consoleSignals = ConsoleSignals()
             consoleSignals.follow(hub: hub, connections: connections)
             self.consoleSignals = consoleSignals
-            let webhookDispatcher = WebhookDispatcher(store: store, limits: limits.webhooks, clock: clock, logger: logger, hub: hub)
+            let webhookDispatcher = WebhookDispatcher(
+                store: store, limits: limits.webhooks, clock: clock, logger: logger, hub: hub,
+                progress: { appID in consoleSignals.signal(appID, .webhooks) })
             self.webhookDispatcher = webhookDispatcher
             webhooks = WebhookService(store: store, limits: limits.webhooks, clock: clock, dispatcher: webhookDispatcher)
             let webhookRecorder = WebhookRecorder(store: store, clock: clock, logger: logger)

@@ -16,6 +16,9 @@ import Synchronization
 /// ← 0:presence:{…GET __admin__/presence…}  now, then at each claim or release on this node,
 ///                                       connection, and a second after a change to a presence
 ///                                       bucket (another node's claims)
+/// → 0:webhooks
+/// ← 0:webhooks:{"endpoints":[…]}        now, then when an endpoint changes, this node finishes
+///                                       an attempt, or the app takes a change (its backlog grows)
 /// ```
 ///
 /// A feed reads its report again when a ``ConsoleSignal`` says it may have moved, at most once
@@ -32,7 +35,7 @@ final class AdminChannel: Sendable {
     static let claimSettling: Duration = .seconds(1)
 
     enum Topic: String, Sendable {
-        case stats, presence
+        case stats, presence, webhooks
     }
 
     let number: Int
@@ -75,7 +78,8 @@ final class AdminChannel: Sendable {
         let seen = PresenceSeen()
         let watch = signals.watch(appID: appID) { signal in
             switch (topic, signal) {
-            case (.stats, .change), (.stats, .connection), (.presence, .connection), (.presence, .claims):
+            case (.stats, .change), (.stats, .connection), (.presence, .connection), (.presence, .claims), (.webhooks, .webhooks),
+                (.webhooks, .change):
                 mover.yield()
             case (.presence, .change(let bucket)):
                 // Not read at once: a claim follows its change, and this node's raise `.claims`.
@@ -86,7 +90,7 @@ final class AdminChannel: Sendable {
                     seen.settling.store(false, ordering: .releasing)
                     mover.yield()
                 }
-            case (.stats, .claims):
+            case (.stats, .claims), (.stats, .webhooks), (.presence, .webhooks), (.webhooks, .connection), (.webhooks, .claims):
                 break
             }
         }
@@ -94,7 +98,12 @@ final class AdminChannel: Sendable {
         mover.yield()
         for await _ in moves {
             do {
-                let report = try await topic == .stats ? reports.stats(appID: appID) : reports.presence(appID: appID)
+                let report =
+                    switch topic {
+                    case .stats: try await reports.stats(appID: appID)
+                    case .presence: try await reports.presence(appID: appID)
+                    case .webhooks: try await reports.webhooks(appID: appID)
+                    }
                 if topic == .presence {
                     let names = report["buckets"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
                     seen.buckets.withLock { $0 = Set(names) }

@@ -51,4 +51,24 @@ struct AdminReports: Sendable {
             "node": .string(services.store.nodeID),
         ]
     }
+
+    /// The app's webhook endpoints, each with its backlog and its latest deliveries (the
+    /// console's Webhooks view; the same shapes as the webhook admin API's).
+    func webhooks(appID app: String) async throws -> JSONValue {
+        var endpoints: [JSONValue] = []
+        for endpoint in try await services.store.webhookEndpoints(appID: app) {
+            var json = WebhookJSON.json(endpoint)
+            let backlog = try await services.store.webhookBacklog(endpoint)
+            var pending: JSONObject = ["events": .integer(Int64(backlog.events))]
+            if let oldest = backlog.oldest { pending["oldestAt"] = .integer(oldest / 1_000_000) }
+            json["pending"] = .object(pending)
+            let deliveries = try await services.store.webhookDeliveries(appID: app, endpointID: endpoint.id, before: nil, limit: Self.deliveriesShown)
+            json["deliveries"] = .array(deliveries.map { .object(WebhookJSON.json($0)) })
+            endpoints.append(.object(json))
+        }
+        return ["endpoints": .array(endpoints)]
+    }
+
+    /// The latest deliveries of each endpoint the webhooks report shows.
+    static let deliveriesShown = 10
 }

@@ -9,6 +9,8 @@ enum ConsoleSignal: Sendable, Equatable {
     case connection
     /// This node recorded or released presence claims in the app.
     case claims
+    /// The app's webhook endpoints changed, or this node finished an attempt of a delivery.
+    case webhooks
 }
 
 /// Who wants to hear of an app's ``ConsoleSignal``s: the console's admin channels, by app.

@@ -26,11 +26,11 @@ extension SocketDispatcher {
         send(SocketReply.channel(number, "auth", "admin"))
     }
 
-    /// A command of an admin channel: `stats` or `presence` starts that feed.
+    /// A command of an admin channel: `stats`, `presence` or `webhooks` starts that feed.
     func runAdmin(_ command: String, on channel: AdminChannel) {
         guard let topic = AdminChannel.Topic(rawValue: command) else {
             return send(SocketReply.error(
-                channel: channel.number, code: 400, message: "unknown command \"\(command.prefix(40))\" on \(AdminChannel.name): use stats or presence"))
+                channel: channel.number, code: 400, message: "unknown command \"\(command.prefix(40))\" on \(AdminChannel.name): use stats, presence or webhooks"))
         }
         channel.follow(topic)
     }

@@ -25,14 +25,20 @@ public final class WebhookDispatcher: Service {
     private let running = Mutex<[EndpointKey: WakeSignal]>([:])
     private let wakes: AsyncStream<Void>
     private let wakeInput: AsyncStream<Void>.Continuation
+    /// Told of each app whose webhooks moved on this node (the console's live view follows them).
+    let progress: @Sendable (_ appID: String) -> Void
 
     struct EndpointKey: Hashable, Sendable {
         let appID: String
         let id: String
     }
 
-    init(store: any SyncStore, limits: WebhookLimits, clock: ServerClockSource, logger: Logger, hub: ChangeHub) {
+    init(
+        store: any SyncStore, limits: WebhookLimits, clock: ServerClockSource, logger: Logger, hub: ChangeHub,
+        progress: @escaping @Sendable (_ appID: String) -> Void = { _ in }
+    ) {
         self.store = store
+        self.progress = progress
         self.limits = limits
         self.clock = clock
         self.logger = logger

@@ -46,7 +46,7 @@ struct WebhookRoutes<Context: RequestContext> {
     private func list(_ request: Request, _ context: Context) async throws -> Response {
         let app = try await admin(request, context)
         let endpoints = try await answering { try await webhooks.list(appID: app) }
-        return .json(["endpoints": .array(endpoints.map { .object(Self.json($0)) })])
+        return .json(["endpoints": .array(endpoints.map { .object(WebhookJSON.json($0)) })])
     }
 
     private func add(_ request: Request, _ context: Context) async throws -> Response {
@@ -54,7 +54,7 @@ struct WebhookRoutes<Context: RequestContext> {
         let app = try await admin(request, context)
         let body = try await request.jsonObjectBody(limit: 64 * 1024)
         let endpoint = try await answering { try await webhooks.add(appID: app, body: body) }
-        var json = Self.json(endpoint)
+        var json = WebhookJSON.json(endpoint)
         json["secret"] = .string(endpoint.secrets.current.text)
         return .json(.object(json), status: .created)
     }
@@ -64,7 +64,7 @@ struct WebhookRoutes<Context: RequestContext> {
         let id = try context.parameters.require("id")
         let endpoint = try await answering { try await webhooks.endpoint(appID: app, id: id) }
         let backlog = try await answering { try await webhooks.backlog(endpoint) }
-        var json = Self.json(endpoint)
+        var json = WebhookJSON.json(endpoint)
         var pending: JSONObject = ["events": .integer(Int64(backlog.events))]
         if let oldest = backlog.oldest { pending["oldestAt"] = .integer(oldest / 1_000_000) }
         json["pending"] = .object(pending)
@@ -99,7 +99,7 @@ struct WebhookRoutes<Context: RequestContext> {
             overlap = seconds
         }
         let endpoint = try await answering { try await webhooks.rotate(appID: app, id: id, overlapSeconds: overlap) }
-        var json = Self.json(endpoint)
+        var json = WebhookJSON.json(endpoint)
         json["secret"] = .string(endpoint.secrets.current.text)
         return .json(.object(json))
     }
@@ -110,7 +110,7 @@ struct WebhookRoutes<Context: RequestContext> {
         let limit = try request.queryInteger("limit", range: 1...1000) ?? 50
         let before = try request.queryInteger("before", range: 0...Int.max).map { Int64($0) * 1_000_000 }
         let deliveries = try await answering { try await webhooks.deliveries(appID: app, id: id, before: before, limit: limit) }
-        var json: JSONObject = ["deliveries": .array(deliveries.map { .object(Self.json($0)) })]
+        var json: JSONObject = ["deliveries": .array(deliveries.map { .object(WebhookJSON.json($0)) })]
         if deliveries.count == limit, let last = deliveries.last { json["before"] = .integer(last.createdAt / 1_000_000 + 1) }
         return .json(.object(json))
     }
@@ -120,7 +120,7 @@ struct WebhookRoutes<Context: RequestContext> {
         let id = try context.parameters.require("id")
         let name = try context.parameters.require("delivery")
         let (delivery, events) = try await answering { try await webhooks.delivery(appID: app, id: id, delivery: name) }
-        var json = Self.json(delivery)
+        var json = WebhookJSON.json(delivery)
         json["body"] = .string(String(decoding: WebhookBody.bytes(events), as: UTF8.self))
         return .json(.object(json))
     }
@@ -137,47 +137,9 @@ struct WebhookRoutes<Context: RequestContext> {
         }
         let resumed = try await answering { try await webhooks.replay(appID: app, id: id, delivery: named) }
         let endpoint = try await answering { try await webhooks.endpoint(appID: app, id: id) }
-        var json: JSONObject = ["endpoint": .object(Self.json(endpoint))]
-        if let resumed { json["delivery"] = .object(Self.json(resumed)) }
+        var json: JSONObject = ["endpoint": .object(WebhookJSON.json(endpoint))]
+        if let resumed { json["delivery"] = .object(WebhookJSON.json(resumed)) }
         return .json(.object(json))
-    }
-
-    // MARK: JSON
-
-    static func json(_ endpoint: WebhookEndpoint) -> JSONObject {
-        var json: JSONObject = [
-            "id": .string(endpoint.id), "url": .string(endpoint.url), "events": .array(endpoint.filter.typeNames.map(JSONValue.string)),
-            "buckets": .array(endpoint.filter.buckets.map { .string($0.text) }), "description": .string(endpoint.description),
-            "createdAt": .integer(endpoint.createdAt / 1_000_000), "enabled": .bool(endpoint.disabled == nil),
-        ]
-        if let disabled = endpoint.disabled {
-            json["disabledAt"] = .integer(disabled.at / 1_000_000)
-            json["disabledReason"] = .string(disabled.reason)
-        }
-        if endpoint.secrets.previous != nil, let until = endpoint.secrets.previousUntil {
-            json["previousSecretUntil"] = .integer(until / 1_000_000)
-        }
-        return json
-    }
-
-    static func json(_ delivery: WebhookDelivery) -> JSONObject {
-        var json: JSONObject = [
-            "id": .string(delivery.id), "state": .string(delivery.state.rawValue), "events": .integer(Int64(delivery.eventCount)),
-            "first": .string("evt_\(delivery.first)"), "last": .string("evt_\(delivery.last)"),
-            "createdAt": .integer(delivery.createdAt / 1_000_000), "attempts": .integer(Int64(delivery.attempts)),
-        ]
-        if delivery.state == .pending { json["nextAttemptAt"] = .integer(delivery.nextAttemptAt / 1_000_000) }
-        if let finished = delivery.finishedAt { json["finishedAt"] = .integer(finished / 1_000_000) }
-        if let attempt = delivery.lastAttempt {
-            var last: JSONObject = [
-                "at": .integer(attempt.at / 1_000_000), "response": .string(attempt.response),
-                "milliseconds": .number(Double(attempt.durationNanoseconds) / 1e6),
-            ]
-            if let status = attempt.status { last["status"] = .integer(Int64(status)) }
-            if let error = attempt.error { last["error"] = .string(error) }
-            json["lastAttempt"] = .object(last)
-        }
-        return json
     }
 
     /// Runs a service call, its refusals answered with their status and message.

@@ -42,7 +42,9 @@ public struct WebhookService: Sendable {
         let endpoint = WebhookEndpoint(
             appID: appID, id: WebhookEndpoint.newID(), url: url.text, filter: filter, description: description,
             secrets: WebhookSecrets(current: .random()), createdAt: clock.now())
-        return try await storing { try await store.insertWebhookEndpoint(endpoint) }
+        let added = try await storing { try await store.insertWebhookEndpoint(endpoint) }
+        dispatcher.progress(appID)
+        return added
     }
 
     public func list(appID: String) async throws(WebhookError) -> [WebhookEndpoint] {
@@ -65,6 +67,7 @@ public struct WebhookService: Sendable {
         guard try await storing({ try await store.deleteWebhookEndpoint(appID: appID, id: id) }) else {
             throw WebhookError(.notFound, "there is no webhook endpoint \(id)")
         }
+        dispatcher.progress(appID)
     }
 
     /// Gives the endpoint a new secret; the old one goes on signing for `overlapSeconds`.
@@ -78,6 +81,7 @@ public struct WebhookService: Sendable {
         guard try await storing({ try await store.setWebhookSecrets(appID: appID, id: id, secrets: secrets) }) else {
             throw WebhookError(.notFound, "there is no webhook endpoint \(id)")
         }
+        dispatcher.progress(appID)
         return endpoint
     }
 
@@ -146,6 +150,7 @@ public struct WebhookService: Sendable {
             throw WebhookError(.notFound, "endpoint \(id) has no delivery \(delivery ?? "")")
         case .resumed(let resumed):
             dispatcher.wake(appID: appID)
+            dispatcher.progress(appID)
             return resumed
         }
     }

@@ -93,6 +93,7 @@ struct WebhookWorker: Sendable {
             endpoint.secrets = current.secrets
             let (attempted, disabling) = await attempt(delivery, events: events, endpoint: endpoint)
             guard try await store.recordWebhookAttempt(attempted, disabling: disabling, node: node) else { throw LeaseLost() }
+            dispatcher.progress(key.appID)
             if attempted.state == .delivered {
                 endpoint.cursor = max(endpoint.cursor, attempted.last)
                 WebhookMetrics.eventsDelivered(appID: key.appID, endpointID: key.id).increment(by: attempted.eventCount)

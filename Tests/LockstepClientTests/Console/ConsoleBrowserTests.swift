@@ -76,6 +76,10 @@ struct ConsoleBrowserTests {
             environment: ["LOCKSTEP_PAGE_PORT": String(pagePort)])
     }
 
+    @Test func managesWebhookEndpointsAndShowsDeliveriesWithoutAsking() async throws {
+        try await run("webhooks", serverArguments: ["--webhooks-allow-private", "--webhook-retry-base-seconds", "1", "--webhook-retry-max-seconds", "2"])
+    }
+
     private func run(_ scenario: String, serverArguments: [String] = [], environment: [String: String] = [:]) async throws {
         try #require(ConsoleBrowser.isInstalled, "\(ConsoleBrowser.howToRun)")
         let server = try await ConsoleBrowser.startServer(serverArguments)

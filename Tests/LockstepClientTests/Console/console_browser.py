@@ -409,6 +409,81 @@ def scenario_presence(driver):
     check(requests_to(driver, "__admin__/presence") == 0, "the presence view asked over HTTP")
 
 
+def press(driver, selector, label):
+    """Clicks the button `label` among `selector`, as it is when clicked: a view redrawn by a push
+    replaces its buttons. Clicked from a timer, so that a confirm() it opens does not hold the call."""
+    wait(driver, lambda d: d.execute_script(
+        "const b = [...document.querySelectorAll(arguments[0])].find((b) => b.textContent === arguments[1]);"
+        "if (!b) return false; setTimeout(() => b.click(), 0); return true;", selector, label), f"no {label} button")
+
+
+class Receiver:
+    """A webhook receiver on 127.0.0.1 in this process: answers each request with `status`."""
+
+    def __init__(self):
+        import http.server
+
+        receiver = self
+        self.status = 200
+        self.requests = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                receiver.requests.append((self.headers.get("webhook-id"), json.loads(body)))
+                self.send_response(receiver.status)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+
+def scenario_webhooks(driver):
+    receiver = Receiver()
+    status, _, grant = http("POST", f"/1/{APP}/token", {"username": "clerk@example.com"})
+    check(status == 200, f"no token: {status}")
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+    go(driver, "#/webhooks")
+    wait(driver, lambda d: "No endpoints" in d.find_element(By.TAG_NAME, "main").text, "the webhooks view shows no report")
+    driver.find_element(By.CSS_SELECTOR, ".webhook-add input[type=url]").send_keys(receiver.url)
+    driver.find_element(By.CSS_SELECTOR, ".webhook-add input[data-event=presence]").click()
+    driver.find_element(By.CSS_SELECTOR, ".webhook-add button[type=submit]").click()
+    wait(driver, lambda d: (find(d, ".webhook-secret") and d.find_element(By.CSS_SELECTOR, ".webhook-secret").text.startswith("whsec_")),
+         "the new endpoint's secret was not shown")
+    wait(driver, lambda d: find(d, "section.webhook [data-state=enabled]"), "the new endpoint did not appear")
+    check("change, presence" in driver.find_element(By.CSS_SELECTOR, "section.webhook").text, "the endpoint's events are not shown")
+    shot(driver, "added")
+
+    # A write is delivered, and the delivery shows without asking.
+    check(http("POST", f"/1/{APP}/notes/i/n1", {"title": "milk"}, token=grant["access_token"])[0] == 200, "the write failed")
+    wait(driver, lambda d: find(d, "section.webhook tr[data-state=delivered]"), "the delivery did not show", seconds=10)
+    check(receiver.requests and receiver.requests[0][1]["events"][0]["data"]["id"] == "n1", f"the receiver got {receiver.requests}")
+    check(requests_to(driver, "__admin__/webhooks") == 1, "the view asked over HTTP for what is pushed")
+    shot(driver, "delivered")
+
+    # A failing receiver: the delivery waits for its next attempt, live.
+    receiver.status = 500
+    check(http("POST", f"/1/{APP}/notes/i/n2", {"title": "eggs"}, token=grant["access_token"])[0] == 200, "the write failed")
+    wait(driver, lambda d: find(d, "section.webhook tr[data-state=pending]"), "the failing delivery did not show", seconds=10)
+    shot(driver, "pending")
+    receiver.status = 200
+
+    press(driver, "section.webhook button", "Send a test")
+    wait(driver, lambda d: "answered 200" in d.find_element(By.CSS_SELECTOR, "main [role=alert]").text, "the test's answer was not shown")
+    check(receiver.requests[-1][1]["events"][0]["type"] == "webhook.test", "the receiver got no test event")
+    press(driver, "section.webhook button", "Remove")
+    WebDriverWait(driver, 5).until(lambda d: d.switch_to.alert).accept()
+    wait(driver, lambda d: find(d, "section.webhook") is None, "the removed endpoint stayed")
+    receiver.server.shutdown()
+
+
 def scenario_views(driver):
     sign_in(driver)
     wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")

@@ -25,7 +25,7 @@ struct AdminChannelTests {
         #expect(admin == "admin")
         try await client.send("2:tables")
         let unknown = try await client.json(after: "2:?:")
-        #expect(unknown["code"]?.integerValue == 400 && unknown["message"]?.stringValue?.contains("use stats or presence") == true, "\(unknown)")
+        #expect(unknown["code"]?.integerValue == 400 && unknown["message"]?.stringValue?.contains("use stats, presence or webhooks") == true, "\(unknown)")
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -13,6 +13,7 @@ const views = {
   presence: () => import("./views/presence.js"),
   clock: () => import("./views/clock.js"),
   store: () => import("./views/store.js"),
+  webhooks: () => import("./views/webhooks.js"),
 };
 const order = Object.keys(views);
 let cleanup = null;
@@ -105,13 +106,13 @@ async function route() {
   }
 }
 
-/** Alt+1…8 (or [ and ]) move between views; the views' own controls are reachable with Tab. */
+/** Alt+1…9 (or [ and ]) move between views; the views' own controls are reachable with Tab. */
 function keyboard(event) {
   if ($("shell").hidden || event.ctrlKey || event.metaKey) return;
   const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement?.tagName ?? "");
   const current = order.indexOf(parseHash().view);
   let next = -1;
-  if (event.altKey && /^[1-8]$/.test(event.key)) next = Number(event.key) - 1;
+  if (event.altKey && /^[1-9]$/.test(event.key)) next = Number(event.key) - 1;
   else if (!typing && !event.altKey && event.key === "]") next = (current + 1) % order.length;
   else if (!typing && !event.altKey && event.key === "[") next = (current + order.length - 1) % order.length;
   if (next < 0) return;

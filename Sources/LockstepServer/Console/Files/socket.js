@@ -31,7 +31,7 @@ export function openAdmin(handlers = {}) {
   return openChannel("__admin__", undefined, handlers);
 }
 
-/** Follows one report of the admin channel, `"stats"` or `"presence"`, which the server pushes whenever
+/** Follows one report of the admin channel, `"stats"`, `"presence"` or `"webhooks"`, which the server pushes whenever
  * it moves: `onReport(report)` at each, `onError(text)` on a refusal. Resolves at the first of either,
  * or after three seconds without (the view shows itself waiting; the report follows when it comes). */
 export function followReport(topic, onReport, onError) {
@@ -139,7 +139,7 @@ class Channel {
       this.handlers.index?.(page);
     } else if (command === "e") {
       this.handlers.entity?.(payload);
-    } else if (command === "stats" || command === "presence") {
+    } else if (command === "stats" || command === "presence" || command === "webhooks") {
       this.handlers[command]?.(JSON.parse(payload));
     } else if (command === "?") {
       this.handlers.error?.(JSON.parse(payload).message);
