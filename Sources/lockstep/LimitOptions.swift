@@ -77,6 +77,10 @@ struct LimitOptions: ParsableArguments {
     var maximumJWKSBytes: Int?
     @Option(name: .customLong("max-jwt-bytes"), help: "Longest JWT accepted (default 16384).")
     var maximumJWTBytes: Int?
+    @Flag(
+        name: .customLong("jwks-allow-private"),
+        help: "Fetch identity providers' JWKS from loopback, private and link-local addresses too (env LOCKSTEP_JWKS_ALLOW_PRIVATE=1). Off: a server must not be a way into its own network.")
+    var jwksAllowPrivate = false
 
     @Option(name: .customLong("max-spaces-per-user"), help: "Spaces one user may be a member of; 0: no limit (default 1000).")
     var maximumSpacesPerUser: Int?
@@ -167,6 +171,8 @@ struct LimitOptions: ParsableArguments {
             guard value > 0 else { throw ValidationError("the largest JWKS must be at least 1 byte") }
             limits.maximumJWKSBytes = value
         }
+        if let allowed = try environmentSwitch("LOCKSTEP_JWKS_ALLOW_PRIVATE") { limits.jwksAllowPrivateAddresses = allowed }
+        if jwksAllowPrivate { limits.jwksAllowPrivateAddresses = true }
         if let value = try pick(maximumJWTBytes, "LOCKSTEP_MAX_JWT_BYTES") {
             guard value > 0 else { throw ValidationError("the longest JWT must be at least 1 byte") }
             limits.maximumJWTBytes = value

@@ -43,10 +43,7 @@ struct WebhookOptions: ParsableArguments {
             guard let value = T(text) else { throw ValidationError("\(variable)=\(text) is not valid") }
             return value
         }
-        if let text = environment["LOCKSTEP_WEBHOOKS_ALLOW_PRIVATE"] {
-            guard ["0", "1", "true", "false"].contains(text) else { throw ValidationError("LOCKSTEP_WEBHOOKS_ALLOW_PRIVATE must be 1 or 0") }
-            limits.allowPrivateAddresses = text == "1" || text == "true"
-        }
+        if let allowed = try environmentSwitch("LOCKSTEP_WEBHOOKS_ALLOW_PRIVATE") { limits.allowPrivateAddresses = allowed }
         if allowPrivate { limits.allowPrivateAddresses = true }
         if let value = try pick(timeoutSeconds, "LOCKSTEP_WEBHOOK_TIMEOUT_SECONDS") { limits.timeoutSeconds = value }
         if let value = try pick(retryBaseSeconds, "LOCKSTEP_WEBHOOK_RETRY_BASE_SECONDS") { limits.retryBaseSeconds = value }

@@ -28,4 +28,9 @@ struct LimitOptionsTests {
             #expect(error?.message.contains("announcement linger") == true, "\(value)")
         }
     }
+
+    @Test func jwksOnPrivateAddressesAreRefusedUnlessTheFlagAllowsThem() throws {
+        #expect(try LimitOptions.parse([]).resolved().jwksAllowPrivateAddresses == false)
+        #expect(try LimitOptions.parse(["--jwks-allow-private"]).resolved().jwksAllowPrivateAddresses == true)
+    }
 }

@@ -122,6 +122,9 @@ public struct Limits: Sendable, Equatable {
     public var jwksFetchTimeoutSeconds = 10.0
     /// The largest JWKS answer read; a longer one fails the fetch.
     public var maximumJWKSBytes = 512 * 1024
+    /// Whether a JWKS may be fetched from a loopback, private or link-local address
+    /// (``PublicAddresses``); off, a JWKS URL is refused there, as a webhook endpoint is.
+    public var jwksAllowPrivateAddresses = false
     /// The longest JWT accepted; a longer one is refused (401) before it is decoded.
     public var maximumJWTBytes = 16 * 1024
 

@@ -63,18 +63,15 @@ final class WebhookSender: Sendable {
 
     /// The addresses of the URL's host that requests may go to; throws the reason when none may.
     func allowedAddresses(_ url: WebhookURL) async throws(WebhookSendError) -> [SocketAddress] {
-        let addresses = try await HostResolver.addresses(of: url.host, port: url.port)
-        guard !limits.allowPrivateAddresses else { return addresses }
-        var refusals: [String] = []
-        let allowed = addresses.filter { address in
-            guard let ip = IPAddress(address), let refusal = PublicAddresses.refusal(ip) else { return true }
-            refusals.append(refusal)
-            return false
+        do {
+            return try await PublicAddresses.reachableAddresses(
+                of: url.host, port: url.port, allowingPrivate: limits.allowPrivateAddresses, option: "--webhooks-allow-private")
+        } catch {
+            switch error.reason {
+            case .resolution: throw .resolution(error.description)
+            case .refused: throw .refused(error.description)
+            }
         }
-        guard !allowed.isEmpty else {
-            throw .refused("\(url.host) resolves to \(refusals.joined(separator: ", ")): start the server with --webhooks-allow-private to deliver there")
-        }
-        return allowed
     }
 
     func send(_ request: Request) async throws(WebhookSendError) -> Response {

@@ -15,7 +15,7 @@ struct JWKSProviderTests {
         limits: Limits = TestServer.testLimits, _ body: (IdentityProviderProcess, TestServer) async throws -> Void
     ) async throws {
         let provider = try await IdentityProviderProcess.start()
-        let server = try await TestServer.start(limits: limits, jwksCertificateAuthorities: provider.caFile)
+        let server = try await TestServer.start(limits: allowingLoopback(limits), jwksCertificateAuthorities: provider.caFile)
         do {
             let set = try await server.request(
                 "PUT", "/1/\(server.appID)/__admin__/jwt", headers: ["X-Simperium-Token": server.app.adminToken],
@@ -29,6 +29,14 @@ struct JWKSProviderTests {
         }
         await server.stop()
         await provider.stop()
+    }
+
+    /// `limits` with JWKS fetches allowed on loopback, where the test provider listens
+    /// (`serve --jwks-allow-private`); a server refuses it otherwise.
+    static func allowingLoopback(_ limits: Limits = TestServer.testLimits) -> Limits {
+        var limits = limits
+        limits.jwksAllowPrivateAddresses = true
+        return limits
     }
 
     static func get(_ server: TestServer, token: String) async throws -> TestResponse {
@@ -125,7 +133,7 @@ struct JWKSProviderTests {
 
     @Test func aProviderWhoseCertificateIsNotTrustedIsRefusedWhenSet() async throws {
         let provider = try await IdentityProviderProcess.start()
-        let server = try await TestServer.start()
+        let server = try await TestServer.start(limits: Self.allowingLoopback())
         defer {
             Task {
                 await server.stop()
@@ -138,5 +146,42 @@ struct JWKSProviderTests {
         #expect(set.status == 400, "\(set)")
         #expect(set.errorMessage?.contains("TLS") == true, "\(set)")
         #expect(try await server.services.store.identityProvider(appID: server.appID) == nil)
+    }
+
+    /// A server must not be a way into its own network: a JWKS URL on a loopback address (by
+    /// address or by a name that resolves to one) is refused when it is set, without a request,
+    /// unless the server allows private addresses; the same check as webhook endpoints'.
+    @Test func aProviderOnALoopbackAddressIsRefusedUnlessAllowed() async throws {
+        let provider = try await IdentityProviderProcess.start()
+        let server = try await TestServer.start(jwksCertificateAuthorities: provider.caFile)
+        defer {
+            Task {
+                await server.stop()
+                await provider.stop()
+            }
+        }
+        let fetchesBefore = try await provider.fetches()
+        for url in [provider.jwksURL, provider.jwksURL.replacingOccurrences(of: "127.0.0.1", with: "localhost")] {
+            let set = try await server.request(
+                "PUT", "/1/\(server.appID)/__admin__/jwt", headers: ["X-Simperium-Token": server.app.adminToken],
+                body: ["issuer": "https://id.test.example/", "audience": "lockstep-tests", "jwksUrl": .string(url)])
+            #expect(set.status == 400, "\(url): \(set)")
+            #expect(set.errorMessage?.contains("loopback address") == true, "\(url): \(set)")
+            #expect(set.errorMessage?.contains("--jwks-allow-private") == true, "\(url): \(set)")
+        }
+        #expect(try await provider.fetches() == fetchesBefore, "nothing was asked of the provider")
+        #expect(try await server.services.store.identityProvider(appID: server.appID) == nil)
+        // Allowed, a name is fetched from the address it was checked at, its certificate
+        // verified against the name.
+        let allowing = try await TestServer.start(limits: Self.allowingLoopback(), jwksCertificateAuthorities: provider.caFile)
+        defer { Task { await allowing.stop() } }
+        let set = try await allowing.request(
+            "PUT", "/1/\(allowing.appID)/__admin__/jwt", headers: ["X-Simperium-Token": allowing.app.adminToken],
+            body: [
+                "issuer": "https://id.test.example/", "audience": "lockstep-tests",
+                "jwksUrl": .string(provider.jwksURL.replacingOccurrences(of: "127.0.0.1", with: "localhost")),
+            ])
+        #expect(set.status == 200, "\(set)")
+        #expect(try await provider.fetches() == fetchesBefore + 1)
     }
 }

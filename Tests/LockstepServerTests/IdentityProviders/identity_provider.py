@@ -1,6 +1,6 @@
 """A test identity provider for Lockstep's JWT sign-in tests (IdentityProviderProcess).
 
-Serves its JWKS over HTTPS at /jwks.json, under a certificate for 127.0.0.1 that a CA made
+Serves its JWKS over HTTPS at /jwks.json, under a certificate for 127.0.0.1 and localhost that a CA made
 here signed (ca.pem: what the server is told to trust), and takes orders on a plain HTTP
 control port on 127.0.0.1: mint a token (or a forged one), rotate or retire keys, go down,
 and say how many times the JWKS was fetched. Writes ready.json (the two ports) into the
@@ -171,7 +171,7 @@ class ControlHandler(BaseHTTPRequestHandler):
 
 
 def certificate_authority(directory):
-    """A CA, and a certificate for 127.0.0.1 it signed: ca.pem is what the server trusts."""
+    """A CA, and a certificate for 127.0.0.1 and localhost it signed: ca.pem is what the server trusts."""
     now = datetime.datetime.now(datetime.timezone.utc)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Lockstep test CA")])
@@ -186,7 +186,8 @@ def certificate_authority(directory):
                    .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
                    .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
                    .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-                   .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+                   .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
+                                  critical=False)
                    .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
                    .sign(ca_key, hashes.SHA256()))
     with open(os.path.join(directory, "ca.pem"), "wb") as file:

@@ -54,7 +54,8 @@ public final class IdentityProviders: Sendable {
         self.store = store
         self.limits = limits
         self.fetcher = JWKSFetcher(
-            certificateAuthorities: certificateAuthorities, timeoutSeconds: limits.jwksFetchTimeoutSeconds, maximumBytes: limits.maximumJWKSBytes)
+            certificateAuthorities: certificateAuthorities, timeoutSeconds: limits.jwksFetchTimeoutSeconds, maximumBytes: limits.maximumJWKSBytes,
+            allowPrivateAddresses: limits.jwksAllowPrivateAddresses)
         self.now = now
     }
 

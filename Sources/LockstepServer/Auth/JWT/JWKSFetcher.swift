@@ -12,37 +12,87 @@ import NIOSSL
 /// up to ``Limits/maximumJWKSBytes``, and the whole fetch is given
 /// ``Limits/jwksFetchTimeoutSeconds``. Fetches are rare (see ``ProviderKeys``), so each
 /// makes its own client and shuts it down.
+///
+/// As for webhooks, a server must not be a way into its own network: the host is resolved
+/// here, its loopback, private and link-local addresses refused (``PublicAddresses``) unless
+/// `serve --jwks-allow-private`, and the connection made to the address checked, not to the
+/// name again (DNS rebinding); TLS still verifies the certificate against the name.
 struct JWKSFetcher: Sendable {
     /// A PEM file of certificate authorities trusted beside the system's.
     var certificateAuthorities: String?
     var timeoutSeconds: Double
     var maximumBytes: Int
+    /// Whether a JWKS may be fetched from a loopback, private or link-local address
+    /// (``Limits/jwksAllowPrivateAddresses``).
+    var allowPrivateAddresses: Bool
 
     /// The key set at `url`, or a sentence saying why there is none.
     func fetch(_ url: URL) async throws(JWTKeyError) -> JWTKeySet {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let certificateAuthorities { tls.additionalTrustRoots = [.file(certificateAuthorities)] }
-        let timeout = TimeAmount.nanoseconds(Int64(timeoutSeconds * 1e9))
-        let client = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(
-                tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout)))
-        let result: Result<JWTKeySet, JWTKeyError>
-        do {
-            result = .success(try await download(url, with: client, timeout: timeout))
-        } catch let error as JWTKeyError {
-            result = .failure(error)
-        } catch {
-            result = .failure(JWTKeyError("could not fetch the JWKS at \(url.absoluteString): \(Self.describe(error))"))
+        let pins = try await checkedAddresses(url)
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(timeoutSeconds * 1e9))
+        var failures: [String] = []
+        for pin in pins {
+            let result: Result<JWTKeySet, JWTKeyError>
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let certificateAuthorities { tls.additionalTrustRoots = [.file(certificateAuthorities)] }
+            let remaining = deadline - .now()
+            guard remaining > .zero else {
+                failures.append("it took too long")
+                break
+            }
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: remaining, read: remaining))
+            if let pin { configuration.dnsOverride = [pin.host: pin.ip] }
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            do {
+                result = .success(try await download(url, with: client, deadline: deadline))
+            } catch let error as NotConnected {
+                // Another address of the host may answer.
+                failures.append(Self.describe(error.underlying))
+                try? await client.shutdown()
+                continue
+            } catch let error as JWTKeyError {
+                result = .failure(error)
+            } catch {
+                result = .failure(JWTKeyError("could not fetch the JWKS at \(url.absoluteString): \(Self.describe(error))"))
+            }
+            try? await client.shutdown()
+            return try result.get()
         }
-        try? await client.shutdown()
-        return try result.get()
+        throw JWTKeyError("could not fetch the JWKS at \(url.absoluteString): \(failures.joined(separator: "; "))")
     }
 
-    private func download(_ url: URL, with client: HTTPClient, timeout: TimeAmount) async throws -> JWTKeySet {
+    /// The addresses the fetch may connect to, each pinning the URL's host to one address
+    /// checked here (`[nil]` for a URL whose host is an address, checked and used as it is);
+    /// throws when the host may not be reached.
+    private func checkedAddresses(_ url: URL) async throws(JWTKeyError) -> [(host: String, ip: String)?] {
+        guard let host = url.host, !host.isEmpty else { throw JWTKeyError("the JWKS URL \(url.absoluteString) names no host") }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let addresses: [SocketAddress]
+        do {
+            addresses = try await PublicAddresses.reachableAddresses(
+                of: bare, port: url.port ?? 443, allowingPrivate: allowPrivateAddresses, option: "--jwks-allow-private")
+        } catch {
+            throw JWTKeyError("could not fetch the JWKS at \(url.absoluteString): \(error)")
+        }
+        guard IPAddress(bare) == nil else { return [nil] }
+        return addresses.compactMap { address in address.ipAddress.map { (host, $0) } }
+    }
+
+    /// A request that got no answer from the address it went to, for a reason other than TLS.
+    private struct NotConnected: Error {
+        var underlying: any Error
+    }
+
+    private func download(_ url: URL, with client: HTTPClient, deadline: NIODeadline) async throws -> JWTKeySet {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "application/jwk-set+json, application/json")
-        let response = try await client.execute(request, timeout: timeout)
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, deadline: deadline)
+        } catch let error where !(error is NIOSSLError || error is BoringSSLError) {
+            throw NotConnected(underlying: error)
+        }
         guard response.status == .ok else {
             throw JWTKeyError("the JWKS at \(url.absoluteString) answered \(response.status.code), not 200")
         }

@@ -9,28 +9,29 @@ import NIOCore
 import NIOPosix
 
 /// Finds the addresses of a host name (the system's resolver, on NIO's thread pool: it blocks),
-/// so that a webhook request connects to an address that was checked, not to whatever the name
-/// resolves to when the connection is made (DNS rebinding).
+/// so that a webhook request or a JWKS fetch connects to an address that was checked
+/// (``PublicAddresses``), not to whatever the name resolves to when the connection is made
+/// (DNS rebinding).
 enum HostResolver {
     /// The host's addresses with `port`; an address literal is itself.
-    static func addresses(of host: String, port: Int) async throws(WebhookSendError) -> [SocketAddress] {
+    static func addresses(of host: String, port: Int) async throws(UnreachableHost) -> [SocketAddress] {
         if IPAddress(host) != nil {
             do {
                 return [try SocketAddress(ipAddress: host, port: port)]
             } catch {
-                throw WebhookSendError.resolution("\(host) is not an address: \(error)")
+                throw UnreachableHost(.resolution, "\(host) is not an address: \(error)")
             }
         }
-        let result: Result<[SocketAddress], WebhookSendError>
+        let result: Result<[SocketAddress], UnreachableHost>
         do {
             result = try await NIOThreadPool.singleton.runIfActive { lookUp(host, port: port) }
         } catch {
-            throw WebhookSendError.resolution("looking \(host) up failed: \(error)")
+            throw UnreachableHost(.resolution, "looking \(host) up failed: \(error)")
         }
         return try result.get()
     }
 
-    private static func lookUp(_ host: String, port: Int) -> Result<[SocketAddress], WebhookSendError> {
+    private static func lookUp(_ host: String, port: Int) -> Result<[SocketAddress], UnreachableHost> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Darwin)
@@ -41,7 +42,7 @@ enum HostResolver {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            return .failure(.resolution("\(host) does not resolve: \(String(cString: gai_strerror(status)))"))
+            return .failure(UnreachableHost(.resolution, "\(host) does not resolve: \(String(cString: gai_strerror(status)))"))
         }
         defer { freeaddrinfo(first) }
         var addresses: [SocketAddress] = []
@@ -59,6 +60,6 @@ enum HostResolver {
             }
             entry = current.pointee.ai_next
         }
-        return addresses.isEmpty ? .failure(.resolution("\(host) has no IPv4 or IPv6 address")) : .success(addresses)
+        return addresses.isEmpty ? .failure(UnreachableHost(.resolution, "\(host) has no IPv4 or IPv6 address")) : .success(addresses)
     }
 }

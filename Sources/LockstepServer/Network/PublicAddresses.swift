@@ -1,4 +1,7 @@
-/// Which addresses an endpoint may be reached at unless `serve --webhooks-allow-private`:
+import NIOCore
+
+/// Which addresses the server connects to on its users' word — webhook endpoints, identity
+/// providers' JWKS — unless `serve --webhooks-allow-private` or `--jwks-allow-private`:
 /// public unicast ones. A server must not be a way into its own network, so loopback, private,
 /// link-local (cloud metadata services live there), shared, multicast and reserved addresses
 /// are refused, and IPv6 forms that carry an IPv4 address (NAT64, 6to4) are judged by it.
@@ -19,6 +22,28 @@ public enum PublicAddresses {
         if let embedded = embeddedIPv4(address) { return refusal(embedded) }
         guard let block = refused.first(where: { $0.range.contains(address) }) else { return nil }
         return "\(address) is a \(block.name) address"
+    }
+
+    /// The addresses of `host` the server may connect to: every one when `allowingPrivate`,
+    /// else its public ones. The caller connects to one of these, not to the name, so a name
+    /// that resolves elsewhere by the time the connection is made (DNS rebinding) reaches
+    /// nothing that was not checked. Throws why there is none; `option` names the `serve` flag
+    /// that allows private addresses.
+    static func reachableAddresses(
+        of host: String, port: Int, allowingPrivate: Bool, option: String
+    ) async throws(UnreachableHost) -> [SocketAddress] {
+        let addresses = try await HostResolver.addresses(of: host, port: port)
+        guard !allowingPrivate else { return addresses }
+        var refusals: [String] = []
+        let allowed = addresses.filter { address in
+            guard let ip = IPAddress(address), let refusal = refusal(ip) else { return true }
+            refusals.append(refusal)
+            return false
+        }
+        guard !allowed.isEmpty else {
+            throw UnreachableHost(.refused, "\(host) resolves to \(refusals.joined(separator: ", ")): start the server with \(option) to allow it")
+        }
+        return allowed
     }
 
     /// The IPv4 address an IPv6 address stands for: NAT64 (`64:ff9b::/96`), 6to4 (`2002::/16`),
