@@ -25,4 +25,13 @@ import Testing
         let sample = try JSONDecoder().decode(ClockSample.self, from: Data(saved.utf8))
         #expect(sample == ClockSample(t1: 1, t2: 5, t3: 6, t4: 9))
     }
+
+    /// Rounds saved before estimates and drifts had an uncertainty still load, the bound standing in.
+    @Test func readsRoundsSavedBeforeTheyHadAnUncertainty() throws {
+        let saved = #"{"anchor": 5, "offset": 7, "errorBound": 300, "drift": {"rate": 1e-6, "rateBound": 4e-5}}"#
+        let round = try JSONDecoder().decode(ClockEstimate.self, from: Data(saved.utf8))
+        #expect(round == ClockEstimate(anchor: 5, offset: 7, errorBound: 300, drift: ClockDrift(rate: 1e-6, rateBound: 4e-5)))
+        #expect(round.uncertainty == 300)
+        #expect(round.drift.rateUncertainty == 4e-5)
+    }
 }

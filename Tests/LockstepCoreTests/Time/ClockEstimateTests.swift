@@ -37,4 +37,19 @@ import Testing
         #expect(estimate.localInstant(atServerTime: .max) > 0)
         #expect(estimate.localInstant(atServerTime: .min) == .min)
     }
+
+    @Test func theUncertaintyGrowsByItsOwnRateAndStaysWithinTheBound() {
+        let drift = ClockDrift(rate: 0, rateBound: 10e-6, rateUncertainty: 1e-6)
+        let estimate = ClockEstimate(anchor: 100 * second, offset: bootEpoch, errorBound: 2 * millisecond, uncertainty: 100_000, drift: drift)
+        // 1 ppm over 100 s is 100 µs, either way; a few nanoseconds more cover rounding.
+        #expect((200_000...200_003).contains(estimate.uncertainty(at: 200 * second)))
+        #expect((200_000...200_003).contains(estimate.uncertainty(at: 0)))
+        // Far away the bound, which grows faster from higher up, is still the larger.
+        for local in [100 * second, 10_000 * second, -10_000 * second] {
+            #expect(estimate.uncertainty(at: local) <= estimate.errorBound(at: local))
+        }
+        let time = estimate.serverTime(at: 200 * second)
+        #expect(time.uncertainty.nanoseconds == estimate.uncertainty(at: 200 * second))
+        #expect(time.errorBound.nanoseconds == estimate.errorBound(at: 200 * second))
+    }
 }

@@ -84,6 +84,33 @@ import Testing
         #expect(estimator.history.samples.count == 1)
     }
 
+    /// A quiet link, 20 ms plus up to a millisecond each way, and rounds of 16 a minute apart:
+    /// a 10 ms step of the server's clock stays inside every sample's bounds (±20 ms), so no
+    /// exchange contradicts the others, but it lies far outside the uncertainties (tens of µs).
+    /// The round after it ends the model: the rounds before go, and the samples with them.
+    @Test func aStepWithinTheBoundsIsCaughtByTheStatistics() throws {
+        var estimator = ClockEstimator()
+        var random = Xorshift(seed: 3)
+        let stepAt = 10 * minute
+        let offset = { (local: Int64) in bootEpoch + (local >= stepAt ? 10 * millisecond : 0) }
+        for round in 0..<12 {
+            for exchange in 0..<16 {
+                let up = 20 * millisecond + Int64.random(in: 0...millisecond, using: &random)
+                let down = 20 * millisecond + Int64.random(in: 0...millisecond, using: &random)
+                estimator.record(.exchange(at: Int64(round) * minute + Int64(exchange) * 50 * millisecond, up: up, down: down, offset: offset))
+            }
+            estimator.completeRound()
+            let estimate = try #require(estimator.estimate)
+            if round == 9 { #expect(estimator.history.rounds.count == 10, "no step yet: every round kept") }
+            if round == 10 {
+                #expect(estimator.history.rounds.count == 1, "the step's round starts the model over")
+                #expect(estimator.history.samples.count == 16)
+            }
+            let error = estimate.offset - offset(estimate.anchor)
+            #expect(error.magnitude <= UInt64(estimate.uncertainty), "round \(round): error \(error) ns, uncertainty \(estimate.uncertainty) ns")
+        }
+    }
+
     @Test func theWindowKeepsTheNewestSamples() {
         var estimator = ClockEstimator(configuration: .init(sampleWindow: 5))
         for index in 0..<12 {

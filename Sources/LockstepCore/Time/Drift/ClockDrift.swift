@@ -2,17 +2,28 @@
 ///
 /// Two crystals never tick at quite the same rate: at 20 ppm the offset moves 72 ms an hour.
 /// The rate is the server's rate over the local rate, minus one, so 20e-6 means the server
-/// gains 20 µs per local second. `rateBound` bounds the error of `rate`; it is what makes an
-/// error bar grow with the time since the last exchange.
+/// gains 20 µs per local second. Two bounds go with it, as with the offset (see
+/// ``ClockEstimate``):
+///
+/// - `rateBound` bounds the error of `rate` whatever happened on the network: it is what makes
+///   an error bound grow with the time since the last exchange;
+/// - `rateUncertainty` is what the rounds' scatter says, at the same confidence as
+///   ``ClockEstimate/uncertainty``; never more than `rateBound`, and equal to it until the
+///   rounds measure a rate.
 public struct ClockDrift: Sendable, Hashable, Codable {
     /// The estimated rate (dimensionless; 1e-6 is one part per million).
     public var rate: Double
     /// The true rate lies within `rate ± rateBound`.
     public var rateBound: Double
+    /// The true rate lies within `rate ± rateUncertainty` with high confidence (see
+    /// `DriftEstimator`): how fast ``ClockEstimate/uncertainty`` grows away from the anchor.
+    public var rateUncertainty: Double
 
-    public init(rate: Double, rateBound: Double) {
+    /// A drift whose statistical uncertainty is its bound unless told otherwise.
+    public init(rate: Double, rateBound: Double, rateUncertainty: Double? = nil) {
         self.rate = rate
         self.rateBound = rateBound
+        self.rateUncertainty = min(rateUncertainty ?? rateBound, rateBound)
     }
 
     /// Nothing measured yet: no correction, and only the tolerance the caller allows.
@@ -31,6 +42,26 @@ public struct ClockDrift: Sendable, Hashable, Codable {
         Int64(saturating: (rateBound * Double(nanoseconds.magnitude)).rounded(.up)) + Self.roundingAllowance
     }
 
+    /// How much an uncertainty grows over `nanoseconds` (either direction) of local time.
+    func uncertaintyGrowth(over nanoseconds: Int64) -> Int64 {
+        Int64(saturating: (rateUncertainty * Double(nanoseconds.magnitude)).rounded(.up)) + Self.roundingAllowance
+    }
+
     /// Both ends of a projection round to whole nanoseconds.
     static let roundingAllowance: Int64 = 2
+}
+
+extension ClockDrift {
+    private enum CodingKeys: String, CodingKey {
+        case rate, rateBound, rateUncertainty
+    }
+
+    /// Reads drifts saved before ``rateUncertainty`` existed as well (it is then the bound).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            rate: try container.decode(Double.self, forKey: .rate),
+            rateBound: try container.decode(Double.self, forKey: .rateBound),
+            rateUncertainty: try container.decodeIfPresent(Double.self, forKey: .rateUncertainty))
+    }
 }

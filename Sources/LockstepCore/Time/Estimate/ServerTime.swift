@@ -5,15 +5,26 @@ public import Foundation
 /// The true server time lies within `nanosecondsSinceEpoch ± errorBound`: the bound is not a
 /// standard deviation but a guarantee derived from the exchanges, so code can rely on it
 /// ("the item starts at 07:00:00.000 ± 12 ms; wait until the bound has passed to be sure").
+///
+/// ``uncertainty`` is the tighter bar the exchanges' statistics give: the truth lies within it
+/// in at least 99.5 % of readings on a link whose two directions delay alike (see
+/// ``ClockEstimate``). It is the bar to show a person, and to judge how closely devices agree
+/// ("07:00:00.000 ± 1.2 ms"); the bound is the one to wait out where being early is not an
+/// option.
 public struct ServerTime: Sendable, Hashable, Codable {
     /// Nanoseconds since 1970-01-01T00:00:00Z on the server's clock.
     public var nanosecondsSinceEpoch: Int64
     /// The largest distance between this value and the true server time.
     public var errorBound: Duration
+    /// The distance to the true server time the exchanges' statistics allow; never more than
+    /// ``errorBound``.
+    public var uncertainty: Duration
 
-    public init(nanosecondsSinceEpoch: Int64, errorBound: Duration) {
+    /// A server time; without an `uncertainty`, the bound is all that is known.
+    public init(nanosecondsSinceEpoch: Int64, errorBound: Duration, uncertainty: Duration? = nil) {
         self.nanosecondsSinceEpoch = nanosecondsSinceEpoch
         self.errorBound = errorBound
+        self.uncertainty = min(uncertainty ?? errorBound, errorBound)
     }
 
     /// The same instant as a `Date` (a `Double` of seconds, so precise to about a microsecond).
@@ -29,16 +40,38 @@ public struct ServerTime: Sendable, Hashable, Codable {
 }
 
 extension ServerTime: CustomStringConvertible {
-    /// ISO 8601 with milliseconds and the bound, e.g. `2025-06-01T07:00:00.123Z ± 12.4 ms`.
+    /// ISO 8601 with milliseconds and the bars, e.g. `2025-06-01T07:00:00.123Z ± 12.4 ms`, or
+    /// `2025-06-01T07:00:00.123Z ± 1.3 ms (bound 12.4 ms)` once the uncertainty is the tighter.
     /// The fractions come from the integers, so they read the same in every locale and lose
     /// nothing to `Date`'s floating point.
     public var description: String {
         let (seconds, nanoseconds) = nanosecondsSinceEpoch.floorDividedBy(1_000_000_000)
         let wholeSeconds = Date(timeIntervalSince1970: Double(seconds)).formatted(.iso8601).dropLast() // the "Z"
         let milliseconds = String(nanoseconds / 1_000_000)
-        let tenthsOfMilliseconds = (errorBound.nanoseconds + 50_000) / 100_000
-        return "\(wholeSeconds).\(String(repeating: "0", count: 3 - milliseconds.count))\(milliseconds)Z"
-            + " ± \(tenthsOfMilliseconds / 10).\(tenthsOfMilliseconds % 10) ms"
+        let time = "\(wholeSeconds).\(String(repeating: "0", count: 3 - milliseconds.count))\(milliseconds)Z"
+        let bar = Self.milliseconds(uncertainty), bound = Self.milliseconds(errorBound)
+        return bar == bound ? "\(time) ± \(bound) ms" : "\(time) ± \(bar) ms (bound \(bound) ms)"
+    }
+
+    /// A duration in milliseconds with one decimal, rounded to the nearest.
+    private static func milliseconds(_ duration: Duration) -> String {
+        let tenths = (duration.nanoseconds + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}
+
+extension ServerTime {
+    private enum CodingKeys: String, CodingKey {
+        case nanosecondsSinceEpoch, errorBound, uncertainty
+    }
+
+    /// Reads times saved before ``uncertainty`` existed as well (it is then the bound).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            nanosecondsSinceEpoch: try container.decode(Int64.self, forKey: .nanosecondsSinceEpoch),
+            errorBound: try container.decode(Duration.self, forKey: .errorBound),
+            uncertainty: try container.decodeIfPresent(Duration.self, forKey: .uncertainty))
     }
 }
 

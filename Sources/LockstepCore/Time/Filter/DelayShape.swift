@@ -10,14 +10,18 @@ import Foundation
 /// - a floor plus an exponential wait (queueing), whose floor sits a little below the fastest
 ///   trip seen: ``floor`` corrects the minimum by the expected gap;
 /// - a bell around a mean (jitter), which ``queueingEvidence`` tells apart by likelihood.
+///
+/// Everything is worked out once, when made: the filter asks for each figure more than once,
+/// for hundreds of delays an exchange.
 struct DelayShape {
-    /// The delays, smallest first (relative values: any common shift gives the same shape).
-    let sorted: [Double]
-
-    init(_ delays: [Double]) {
-        sorted = delays.sorted()
-    }
-
+    /// How many delays there are.
+    let count: Int
+    /// The exponential wait's scale `λ`, estimated as ``floor`` says (0 for fewer than 4 delays).
+    ///
+    /// Were the delays exactly a floor plus exponential waits, the fastest trip's distance above
+    /// the floor would be an exponential draw of scale `λ / n`: so `λ / n` is the standard error
+    /// of ``floor``, and what `OffsetFilter` builds the floors' uncertainty from.
+    let scale: Double
     /// The floor under the delays, were they a floor plus an exponential wait: the fastest trip
     /// less the expected gap between floor and fastest of `n` trips, `λ / n`.
     ///
@@ -25,22 +29,36 @@ struct DelayShape {
     /// for exponential waits are independent draws of the wait itself (Rényi); the widest
     /// spacing is left out, so that one stray trip (a first exchange that carries a TCP
     /// handshake) cannot move the floor.
-    var floor: Double {
-        let n = sorted.count
-        guard n >= 4 else { return sorted.first ?? 0 }
-        let spacings = (0..<(n - 2)).map { j in Double(n - 1 - j) * (sorted[j + 1] - sorted[j]) }
-        let scale = spacings.reduce(0, +) / Double(spacings.count)
-        return sorted[0] - scale / Double(n)
-    }
-
+    let floor: Double
     /// How much better a floor plus an exponential wait explains the delays than a normal
     /// distribution does: the difference of the two fitted log-likelihoods, per delay. Near 0
     /// or below for jitter, about 0.35 on average for queueing; 0 when the delays are all equal.
-    var queueingEvidence: Double {
+    let queueingEvidence: Double
+
+    /// The shape of `delays` (relative values: any common shift gives the same shape).
+    init(_ delays: [Double]) {
+        let sorted = delays.sorted()
+        let n = sorted.count
+        count = n
+        var scale = 0.0
+        if n >= 4 {
+            for j in 0..<(n - 2) { scale += Double(n - 1 - j) * (sorted[j + 1] - sorted[j]) }
+            scale /= Double(n - 2)
+        }
+        self.scale = scale
+        floor = n >= 4 ? sorted[0] - scale / Double(n) : sorted.first ?? 0
+        queueingEvidence = Self.evidence(sorted)
+    }
+
+    private static func evidence(_ sorted: [Double]) -> Double {
         let n = Double(sorted.count)
         guard n >= 2, let fastest = sorted.first else { return 0 }
-        let mean = sorted.reduce(0, +) / n
-        let variance = sorted.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / n
+        var sum = 0.0
+        for delay in sorted { sum += delay }
+        let mean = sum / n
+        var squares = 0.0
+        for delay in sorted { squares += (delay - mean) * (delay - mean) }
+        let variance = squares / n
         let wait = mean - fastest
         guard wait > 0, variance > 0 else { return 0 }
         // Maximum-likelihood fits: exponential (floor = fastest, scale = mean wait) against

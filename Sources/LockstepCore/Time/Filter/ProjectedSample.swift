@@ -5,13 +5,21 @@
 /// that the true offset at `instant` stays inside. The server's stamps were taken up to half
 /// the exchange's span from that midpoint, and over that stretch the whole rate, not only its
 /// error, went unaccounted for: the bounds widen by that too.
+///
+/// The same projection widened by the drift's `rateUncertainty` instead gives the bounds the
+/// statistics work on (``likelyBounds``): an old sample counts as the delays it suffered plus
+/// what the drift may have added since, at the confidence of the estimate's uncertainty.
 struct ProjectedSample {
     /// The offsets the sample allows at the projected instant.
     let bounds: ClosedRange<Int64>
+    /// The offsets the sample allows at the projected instant, were the drift's rate within
+    /// its uncertainty: the same centre, narrower by the drift's bound less its uncertainty.
+    let likelyBounds: ClosedRange<Int64>
     /// The exchange's own round trip δ, which says how much delay the sample suffered.
     let roundTrip: Int64
-    /// How much the projection widened the bounds on each side.
-    let widening: Int64
+    /// How much the statistical projection widened the bounds on each side: what the drift's
+    /// uncertainty may have moved the sample's offset by on its way to the instant.
+    let likelyWidening: Int64
     /// Whether the exchange's up leg is the link's: not so when it had to open its connection.
     let upLegIsTypical: Bool
 
@@ -19,10 +27,12 @@ struct ProjectedSample {
         let travel = instant - sample.localMidpoint
         let halfSpan = (sample.t4 - sample.t1 + 1) / 2
         let shift = drift.offsetChange(over: travel)
-        widening = drift.boundGrowth(over: abs(travel) + halfSpan)
-            + Int64(saturating: (abs(drift.rate) * Double(halfSpan)).rounded(.up))
+        let unaccountedRate = Int64(saturating: (abs(drift.rate) * Double(halfSpan)).rounded(.up))
+        let widening = drift.boundGrowth(over: abs(travel) + halfSpan) + unaccountedRate
+        likelyWidening = drift.uncertaintyGrowth(over: abs(travel) + halfSpan) + unaccountedRate
         let own = sample.offsetBounds
         bounds = (own.lowerBound + shift - widening)...(own.upperBound + shift + widening)
+        likelyBounds = (own.lowerBound + shift - likelyWidening)...(own.upperBound + shift + likelyWidening)
         roundTrip = sample.roundTrip
         upLegIsTypical = !sample.opensConnection
     }
