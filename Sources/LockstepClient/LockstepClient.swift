@@ -52,6 +52,11 @@ public final class LockstepClient: Sendable {
         /// Where the client logs what it does: reconnects, refusals, failed clock exchanges.
         /// Quiet it with `logger.logLevel = .error`.
         public var logger: Logger
+        /// How the client's ``LockstepClient/clock`` talks to the server: its rounds, and the
+        /// budget of its continuous calibration over the streaming socket (120 exchanges a
+        /// minute until its uncertainty is under 2 ms, then 6; none while the app is in the
+        /// background). `clock.continuous.exchangesPerMinute = 0` turns that off.
+        public var clock = ServerClock.Configuration()
 
         /// Settings with every default; pass only those to change.
         ///
@@ -91,9 +96,12 @@ public final class LockstepClient: Sendable {
     public let sync: SyncSession
     /// The server's time, calibrated while the client syncs (over the streaming socket while it
     /// is open, over HTTP otherwise; from the start of
-    /// ``SyncSession/start()``, and again after every reconnect); it stamps every edit unless
-    /// ``Configuration/editTimes`` names another source. Its calibration is kept in the store
-    /// directory across launches, and dropped after a reboot.
+    /// ``SyncSession/start()``, again after every reconnect, and continuously while the socket
+    /// is open and the app in the foreground, within ``Configuration/clock``'s budget); it
+    /// stamps every edit unless ``Configuration/editTimes`` names another source. Its
+    /// calibration, the measured drift included, is kept in the store directory across
+    /// launches, and dropped after a reboot or a clock step. It follows UIKit's notifications
+    /// into and out of the background; elsewhere set its ``ServerClock/applicationState``.
     public let clock: ServerClock
 
     let replica: Replica
@@ -121,9 +129,10 @@ public final class LockstepClient: Sendable {
     public init(storeDirectory: URL, server: URL, app: String, token: String, configuration: Configuration = Configuration()) throws {
         let clockSocket = SocketClockExchangeTransport(fallback: HTTPClockExchangeTransport(serverURL: server))
         clock = ServerClock(
-            transport: clockSocket,
+            transport: clockSocket, configuration: configuration.clock,
             store: FileClockCalibrationStore(fileURL: storeDirectory.appendingPathComponent("clock.json")),
             logger: configuration.logger)
+        clock.followApplicationNotifications()
         replica = try Replica(directory: storeDirectory, editTimes: configuration.editTimes ?? clock)
         outbox = Outbox(replica: replica)
         let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString

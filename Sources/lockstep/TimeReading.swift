@@ -6,7 +6,7 @@ import LockstepCore
 /// What `lockstep time` prints: a calibrated clock read once, this machine's wall clock beside
 /// it, and the exchanges behind the estimate.
 struct TimeReading {
-    /// The server's time at the moment of reading, with its error bar.
+    /// The server's time at the moment of reading, with its error bound and uncertainty.
     let serverTime: ServerTime
     /// The server's time minus this machine's wall clock.
     let offsetFromWallClock: Int64
@@ -36,7 +36,8 @@ struct TimeReading {
         var lines = [
             "Server time  \(Self.iso8601(serverTime.nanosecondsSinceEpoch))  (\(url.absoluteString), \(dateHeader ? "Date header" : "GET /time"))",
             "Offset       \(Self.milliseconds(offsetFromWallClock, signed: true)) ms: the server is \(ahead) this machine's clock",
-            "Error bar    ± \(Self.milliseconds(serverTime.errorBound.nanoseconds)) ms",
+            "Uncertainty  ± \(Self.milliseconds(serverTime.uncertainty.nanoseconds)) ms: the exchanges' statistics",
+            "Error bound  ± \(Self.milliseconds(serverTime.errorBound.nanoseconds)) ms: holds whatever the network did",
             "Round trips  \(Self.milliseconds(roundTrips.first ?? 0)) ms shortest, \(Self.milliseconds(roundTrips[roundTrips.count / 2])) ms median, "
                 + "\(Self.milliseconds(roundTrips.last ?? 0)) ms longest, of \(samples.count) exchange\(samples.count == 1 ? "" : "s")",
             "",
@@ -73,6 +74,7 @@ struct TimeReading {
             "server_time_ns": .integer(serverTime.nanosecondsSinceEpoch),
             "offset_from_wall_clock_ns": .integer(offsetFromWallClock),
             "error_bound_ns": .integer(serverTime.errorBound.nanoseconds),
+            "uncertainty_ns": .integer(serverTime.uncertainty.nanoseconds),
             "round_trips_ns": .array(self.samples.map { .integer($0.roundTrip) }),
             "exchanges": .integer(Int64(self.samples.count)),
             "wall_clock_minus_monotonic_ns": .integer(wallMinusMonotonic),

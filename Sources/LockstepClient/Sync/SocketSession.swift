@@ -89,6 +89,8 @@ struct SocketSession: Sendable {
                 for await frame in frames { try await outbound.writeTextMessage(frame) }
             }
             group.addTask { try await heartbeat(send, lastHeard) }
+            // The clock's exchanges go over this socket while it is open: they end with it.
+            group.addTask { try await context.clock.calibrateContinuously() }
             group.addTask { try await flushLoop(send, phases) }
             group.addTask { await openChannels(after: bucketsGeneration, send, phases) }
             for (channel, bucket) in buckets.enumerated() {

@@ -26,16 +26,16 @@ import Testing
         try await clock.resync()
         world.advance(by: 5 * 60 * 1_000_000_000)
         try await clock.resync()
-        #expect(clock.samples.map(\.opensConnection) == [true] + Array(repeating: false, count: 7) + [true] + Array(repeating: false, count: 7))
+        #expect(clock.samples.map(\.opensConnection) == [true] + Array(repeating: false, count: 15) + [true] + Array(repeating: false, count: 15))
     }
 
     @Test func runRetriesAfterAFailureAndThenResyncsPeriodically() async throws {
-        // The first round fails at once; the retry 15 s later exchanges 8; then 8 every
+        // The first round fails at once; the retry 15 s later exchanges 16; then 16 every
         // 5 minutes: at 5:15, 10:15 and 15:15 before the 20-minute horizon.
         let world = SimulatedWorld(seed: 1, delays: .queueing, failing: [0], horizon: .seconds(20 * 60))
         let clock = ServerClock(transport: world, timeSource: world)
         await #expect(throws: CancellationError.self) { try await clock.run() }
-        #expect(world.exchangeCount == 1 + 8 + 8 * 3)
+        #expect(world.exchangeCount == 1 + 16 + 16 * 3)
         #expect(clock.now() != nil)
     }
 

@@ -12,12 +12,26 @@ enum DelayModel: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case bufferbloat
     /// A local network: 0.2 ms + Exp(0.05) each way.
     case lan
+    /// A route 20 ms longer down than up, with a little queueing each way: 20 + Exp(5) up,
+    /// 40 + Exp(5) down. No exchange can see the difference; it costs half of it, 10 ms.
+    case asymmetricRoute
+    /// Light queueing, 20 + Exp(5) each way, and now and then a burst of bufferbloat: for 10 to
+    /// 40 exchanges the downlink holds every packet another 100 to 400 ms (see ``QueueBursts``).
+    case bufferbloatBursts
 
     /// The three models `notes/clock.md` compares filters under.
     static let comparedInNotes: [DelayModel] = [.jitter, .queueing, .bufferbloat]
 
-    /// One exchange's delays in nanoseconds.
-    func draw(using random: inout SeededRandom) -> (up: Int64, down: Int64) {
+    /// The symmetric links, whose two directions delay alike: where the uncertainty holds.
+    static let symmetric: [DelayModel] = [.jitter, .mildJitter, .queueing, .bufferbloat, .bufferbloatBursts, .lan]
+
+    /// How much a route's fixed asymmetry moves every estimate (half the difference of the two
+    /// directions' floors), in nanoseconds: 0 but for ``asymmetricRoute``.
+    var invisibleBias: Int64 { self == .asymmetricRoute ? 10_000_000 : 0 }
+
+    /// One exchange's delays in nanoseconds; `bursts` carries the bufferbloat bursts from one
+    /// exchange to the next.
+    func draw(using random: inout SeededRandom, bursts: inout QueueBursts) -> (up: Int64, down: Int64) {
         let (up, down): (Double, Double)
         switch self {
         case .jitter:
@@ -35,6 +49,12 @@ enum DelayModel: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .lan:
             up = 0.2 + random.exponential(mean: 0.05)
             down = 0.2 + random.exponential(mean: 0.05)
+        case .asymmetricRoute:
+            up = 20 + random.exponential(mean: 5)
+            down = 40 + random.exponential(mean: 5)
+        case .bufferbloatBursts:
+            up = 20 + random.exponential(mean: 5)
+            down = 20 + random.exponential(mean: 5) + bursts.extraDelay(using: &random)
         }
         return (Int64(up * 1e6), Int64(down * 1e6))
     }
