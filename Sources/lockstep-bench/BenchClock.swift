@@ -27,7 +27,7 @@ struct BenchClock: AsyncParsableCommand {
     @Option(help: "How many times that spread is measured, for each link and kind of client.")
     var spreadRuns = 5
     @Option(help: "The most exchanges ServerClock makes per calibration.")
-    var exchanges = 8
+    var exchanges = ServerClock.Configuration().exchangesPerRound
     @Option(name: .customLong("target-bound-us"), help: "Stop a round once the bar is this tight (default: ServerClock's).")
     var targetBoundMicroseconds: Double?
     @Option(name: .customLong("offset-ms"), help: "How far ahead of this machine's clock the server's is set.")
@@ -38,16 +38,27 @@ struct BenchClock: AsyncParsableCommand {
     var links: [String] = LinkModel.all.map(\.name)
     @Flag(name: .customLong("legs"), help: "Also print how ServerClock's exchanges crossed each relayed link, by place in the round.")
     var showsLegs = false
+    @Flag(help: "Instead: how closely devices calibrating continuously over their sockets agree on one server instant, as they go on.")
+    var agreement = false
+    @Option(help: "With --agreement: the devices on each link.")
+    var agreementClients = 100
+    @Option(help: "With --agreement: how long the devices calibrate after their first burst, in seconds.")
+    var agreementSeconds = 60
+    @Option(help: "With --agreement: the runs on each link (the median run is reported).")
+    var agreementRuns = 3
 
     func validate() throws {
         guard loopbackTrials >= 1, relayTrials >= 1, spreadClients >= 2, spreadRuns >= 1 else {
             throw ValidationError("trial counts must be at least 1 (2 clients for a spread)")
         }
-        for name in links where !LinkModel.all.contains(where: { $0.name == name }) {
-            throw ValidationError("no link named \(name); the links are \(LinkModel.all.map(\.name).joined(separator: ", "))")
+        for name in links where LinkModel.named(name) == nil {
+            throw ValidationError("no link named \(name); the links are \((LinkModel.all + [.zeroDelay]).map(\.name).joined(separator: ", "))")
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
-        guard (1...8).contains(exchanges) else { throw ValidationError("--exchanges must be 1 to 8") }
+        guard (1...32).contains(exchanges) else { throw ValidationError("--exchanges must be 1 to 32") }
+        guard agreementClients >= 2, agreementSeconds >= 0, agreementRuns >= 1 else {
+            throw ValidationError("--agreement-clients must be at least 2, --agreement-runs at least 1, --agreement-seconds not negative")
+        }
     }
 
     func run() async throws {
@@ -56,7 +67,14 @@ struct BenchClock: AsyncParsableCommand {
         #endif
         let server = try await EmbeddedServer.start(clockOffset: Int64((offsetMilliseconds * 1e6).rounded()))
         do {
-            try await measure(against: server)
+            if agreement {
+                // The zero-delay link last, as the baseline of what the machine adds.
+                let measured = links.compactMap(LinkModel.named).filter { $0.name != LinkModel.zeroDelay.name } + [.zeroDelay]
+                try await AgreementBenchmark(clients: agreementClients, seconds: agreementSeconds, runs: agreementRuns, links: measured)
+                    .measure(against: server)
+            } else {
+                try await measure(against: server)
+            }
         } catch {
             await server.stop()
             throw error
@@ -82,7 +100,7 @@ struct BenchClock: AsyncParsableCommand {
 
         var spreads: [(link: LinkModel, baseline: [ClockSpread], measured: [ClockSpread])] = []
         var relayed: [(link: LinkModel, figures: (baseline: ClockFigures, measured: ClockFigures))] = []
-        for link in LinkModel.all where links.contains(link.name) {
+        for link in links.compactMap(LinkModel.named) {
             let relay = try await DelayRelay.start(targetPort: server.port, link: link)
             let url = URL(string: "http://127.0.0.1:\(relay.port)/")!
             let figures = await compare(url: url, server: server, trials: relayTrials, concurrency: concurrency)
@@ -188,8 +206,4 @@ private struct ResultTable {
 
 private func pad(_ text: String, _ width: Int) -> String {
     text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-}
-
-private func median(_ values: [Double]) -> Double {
-    quantile(0.5, of: values.sorted())
 }

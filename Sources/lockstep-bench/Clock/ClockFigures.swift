@@ -54,6 +54,11 @@ func quantile(_ fraction: Double, of sorted: [Double]) -> Double {
     return sorted[below] + (sorted[above] - sorted[below]) * (position - Double(below))
 }
 
+/// The median of `values`, in any order.
+func median(_ values: [Double]) -> Double {
+    quantile(0.5, of: values.sorted())
+}
+
 /// A duration in nanoseconds for a table: µs below a millisecond, ms above.
 func formatNanoseconds(_ value: Double) -> String {
     guard value.isFinite else { return "–" }

@@ -72,8 +72,16 @@ struct LinkModel: Sendable {
         up: .queueing(floorMilliseconds: 20, meanWaitMilliseconds: 5),
         down: .queueing(floorMilliseconds: 20, meanWaitMilliseconds: 40))
 
-    /// The links the benchmark measures, in order.
+    /// No delay either way: the relay's and this machine's own share of any figure.
+    static let zeroDelay = LinkModel(name: "zero-delay", up: .fixed(milliseconds: 0), down: .fixed(milliseconds: 0))
+
+    /// The links the benchmark measures by default, in order.
     static let all = [gaussian, gaussianStress, bufferbloat]
+
+    /// Every link the benchmark knows, by name.
+    static func named(_ name: String) -> LinkModel? {
+        (all + [zeroDelay]).first { $0.name == name }
+    }
 }
 
 extension Double {
