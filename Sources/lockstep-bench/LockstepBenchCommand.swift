@@ -9,7 +9,7 @@ struct LockstepBenchCommand: AsyncParsableCommand {
         commandName: "lockstep-bench",
         abstract: "Measure Lockstep's speed and accuracy against its peers (build with -c release).",
         subcommands: [
-            BenchDiff.self, BenchClock.self, BenchReleases.self, BenchStore.self, BenchHistory.self, FanoutBenchmark.self, ClientBenchmark.self,
+            BenchClock.self, BenchReleases.self, BenchStore.self, BenchHistory.self, FanoutBenchmark.self, ClientBenchmark.self,
             PeerBenchmark.self, BenchBlobs.self, FanoutSubscribers.self, BenchAuth.self,
         ])
 }
