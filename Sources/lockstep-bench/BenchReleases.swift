@@ -36,6 +36,16 @@ struct BenchReleases: AsyncParsableCommand {
     @Option(help: "The nginx binary (Debian: apt-get install nginx).")
     var nginx = "/usr/sbin/nginx"
 
+    @Option(help: "The window load's generator: wrk, in a process of its own (one thread), or builtin, a thread a connection in this process.")
+    var generator: WindowLoadGenerator = .wrk
+
+    @Option(help: "The wrk binary (Debian: apt-get install wrk).")
+    var wrk = "/usr/bin/wrk"
+
+    enum WindowLoadGenerator: String, ExpressibleByArgument, CaseIterable {
+        case wrk, builtin
+    }
+
     func run() async throws {
         guard FileManager.default.isExecutableFile(atPath: nginx) else {
             throw ValidationError("nginx is not at \(nginx): install it (apt-get install nginx) or pass --nginx PATH")
@@ -80,22 +90,43 @@ struct BenchReleases: AsyncParsableCommand {
             throw ValidationError("nginx does not serve the same bytes")
         }
 
-        say("window: \(path), \(window.count) bytes, \(slots) slots; \(connections) connections, \(seconds) s each, 2 cores shared with the load generator")
+        say("window: \(path), \(window.count) bytes, \(slots) slots; \(connections) connections, \(seconds) s each, generator \(generator.rawValue); load average \(FanoutOverProcesses.loadAverage())")
+        var figures: [(requestsPerSecond: Double, cpuPerRequest: Double)] = []
         for (name, port, pids) in [("lockstep", lockstep.port, [lockstep.process.pid]), ("nginx", server.port, [server.process.pid])] {
-            _ = HTTPLoad.run(port: port, path: path, connections: connections, seconds: 1)
+            _ = try load(port: port, path: path, seconds: 1)
             let cpu = CPUTime(including: pids)
-            let result = HTTPLoad.run(port: port, path: path, connections: connections, seconds: seconds)
-            let used = cpu.elapsed()
+            let result = try load(port: port, path: path, seconds: seconds)
+            let perRequest = cpu.elapsed() * 1e6 / Double(max(1, result.requests))
+            figures.append((result.requestsPerSecond, perRequest))
             say(name.padding(toLength: 9, withPad: " ", startingAt: 0) + String(
-                format: "%9.0f windows/s   p50 %6.2f ms   p99 %6.2f ms   server CPU %5.1f µs/request   %d failed",
-                result.perSecond, result.percentile(0.5), result.percentile(0.99), used * 1e6 / Double(max(1, result.responses)), result.failures))
+                format: "%9.0f windows/s   p50 %6.2f ms   p99 %6.2f ms   server CPU %5.1f µs/request   %d failed   generator %.2f cores%@",
+                result.requestsPerSecond, result.p50, result.p99, perRequest, result.failures, result.generatorCores,
+                result.isGeneratorBound ? " (generator-bound: over \(WrkLoad.generatorBoundCores) core, the figure may be the generator's)" : ""))
         }
+        say(String(
+            format: "lockstep against nginx: %.2f× the requests per second, %.2f× the server CPU per request",
+            figures[0].requestsPerSecond / max(figures[1].requestsPerSecond, 1), figures[0].cpuPerRequest / max(figures[1].cpuPerRequest, 1e-9)))
 
         try await keyRush(url: lockstepURL, client: client, pid: lockstep.process.pid)
         if purchases > 0 {
             let (app, admin) = try PurchaseRush.credentials(dataDirectory: directory + "/data")
             let rush = PurchaseRush(url: lockstepURL, client: client, players: purchases, connections: keyConnections, serverPID: lockstep.process.pid)
             try await rush.run(app: app, adminToken: admin) { say($0) }
+        }
+    }
+
+    /// Window requests for `seconds` from the chosen generator, with its own CPU.
+    private func load(port: Int, path: String, seconds: Double) throws -> WrkLoad.Result {
+        switch generator {
+        case .wrk:
+            return try WrkLoad(binary: wrk, connections: connections, seconds: seconds).run("http://127.0.0.1:\(port)\(path)")
+        case .builtin:
+            let before = ProcessCPU.now()
+            let result = HTTPLoad.run(port: port, path: path, connections: connections, seconds: seconds)
+            return WrkLoad.Result(
+                requestsPerSecond: result.perSecond, requests: result.responses, failures: result.failures,
+                p50: result.percentile(0.5), p99: result.percentile(0.99), seconds: result.seconds,
+                generatorCPU: ProcessCPU.now() - before)
         }
     }
 
