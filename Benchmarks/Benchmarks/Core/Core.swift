@@ -10,16 +10,17 @@ import LockstepCore
 ///     swift package --allow-writing-to-package-directory benchmark baseline update main   # on main
 ///     swift package benchmark baseline compare main                                      # on the change
 ///
-/// Allocations are counted exactly, so a change that allocates more fails the comparison;
-/// time, which a shared machine makes noisy, fails only past a quarter more at the median.
+/// Allocations are counted exactly and barely move between runs (a text diff's by a few), so
+/// a change that allocates 5 % more fails the comparison; time, which a shared machine makes
+/// noisy, fails only past a quarter more at the median.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        // Not .cpuTotal: Linux counts a thread's CPU in 10 ms ticks, longer than most of these.
+        metrics: [.wallClock, .mallocCountTotal, .throughput],
         maxDuration: .seconds(2),
         thresholds: [
             .wallClock: .init(relative: BenchmarkThresholds.Relative.relaxed),
-            .cpuTotal: .init(relative: BenchmarkThresholds.Relative.relaxed),
-            .mallocCountTotal: .init(absolute: BenchmarkThresholds.Absolute.strict),
+            .mallocCountTotal: .init(relative: BenchmarkThresholds.Relative.default),
         ]
     )
 
