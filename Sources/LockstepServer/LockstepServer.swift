@@ -23,6 +23,9 @@ public enum LockstepServer {
         router.middlewares.add(LogRequestsMiddleware(.debug))
         router.middlewares.add(RateLimitMiddleware(
             limits: services.limits, trustedProxies: services.trustedProxies, accounts: services.accounts))
+        if let folder = services.staticDirectory {
+            router.middlewares.add(StaticSiteMiddleware(folder: folder, logger: services.logger))
+        }
         OperationsRoutes(services: services).add(to: router)
         AuthRoutes(services: services).add(to: router)
         ObjectRoutes(services: services).add(to: router)

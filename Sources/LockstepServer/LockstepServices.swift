@@ -44,6 +44,10 @@ public struct LockstepServices: Sendable {
     public var metrics = MetricsAccess()
     /// The web pages of other sites that may use the API and the socket; none by default.
     public var origins = OriginPolicy()
+    /// A folder served as a static site (`--static-dir`): a page and its modules that use the
+    /// API from the server's own origin. A request the API answers with 404 is looked up there,
+    /// and `/` is its `index.html` if it has one (see ``StaticSiteMiddleware``). None by default.
+    public var staticDirectory: String?
     /// Paces the writes of live changes to each event loop's sockets.
     var drainPacers: DrainPacers
 

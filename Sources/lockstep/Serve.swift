@@ -28,6 +28,13 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var webhooks: WebhookOptions
 
+    @Option(
+        name: .customLong("static-dir"),
+        help: ArgumentHelp(
+            "A folder served as a static site beside the API, e.g. Examples/InventoryPortal (env LOCKSTEP_STATIC_DIR): every file in it is public. The API's paths come first. None by default.",
+            valueName: "path"))
+    var staticDirectory: String?
+
     @Option(name: .customLong("clock-offset-ms"), help: ArgumentHelp("Testing only: report server time shifted by this many milliseconds.", visibility: .hidden))
     var clockOffsetMilliseconds: Double = 0
 
@@ -67,6 +74,7 @@ struct Serve: AsyncParsableCommand {
         services.trustedProxies = trustedProxies
         services.origins = origins
         services.metrics = MetricsAccess(bearerToken: network.metricsBearerToken, onMainListener: metricsListener == nil)
+        services.staticDirectory = try resolvedStaticDirectory()
         if clockOffsetMilliseconds != 0 {
             logger.warning("testing only: server time is shifted by \(clockOffsetMilliseconds) ms")
         }
@@ -96,6 +104,19 @@ struct Serve: AsyncParsableCommand {
         }
         await storage.close(store)
         withExtendedLifetime(directoryLock) {}
+    }
+
+    /// The `--static-dir` folder, checked at startup: one that is not a readable folder is
+    /// refused now, not as 404s later. Made absolute at startup.
+    private func resolvedStaticDirectory() throws -> String? {
+        guard let path = staticDirectory ?? ProcessInfo.processInfo.environment["LOCKSTEP_STATIC_DIR"], !path.isEmpty else { return nil }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue,
+            FileManager.default.isReadableFile(atPath: path)
+        else {
+            throw ValidationError("--static-dir \(path) is not a readable folder")
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }
 

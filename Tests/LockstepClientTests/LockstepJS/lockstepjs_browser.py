@@ -7,15 +7,18 @@ library from the server (`/sdk/lockstep.js`) and keeps its store in IndexedDB.
 
 Prints `ok SCENARIO` and exits 0 when every check holds; otherwise what failed, and exits 1.
 """
+import functools
 import hashlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -332,6 +335,128 @@ def scenario_upload(driver):
     check(status == 200 and hashlib.sha256(blob).hexdigest() == sha, f"the server's blob: {status}, {len(blob)} bytes")
     _, _, box = http("GET", f"/1/{APP}/items/i/box", token=token)
     check(box.get("photo", {}).get("$blob") == "sha256:" + sha, f"the reference did not follow its bytes: {box}")
+
+
+def png(width, height, rgb):
+    """A real PNG of one colour, so the page's <img> has pixels to decode."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def scenario_portal(driver):
+    """The inventory's customer portal (Examples/InventoryPortal, served by --static-dir): the
+    customer signs in with their password, sees their job's items and photos (a reader of the
+    job's space), live as a mover changes them with the Swift SDK, and marks an item "please
+    return" (a writer of the job's returns space); a reload shows them still signed in."""
+    key = os.environ["LOCKSTEP_API_KEY"]
+
+    def account(name):
+        status, _, answer = http("POST", f"/1/{APP}/create/", {"username": name, "password": "moving-day-" + name}, token=None,
+                                 headers={"X-Simperium-API-Key": key})
+        check(status == 200, f"could not sign {name} up: {status} {answer}")
+        return answer["access_token"]
+    office, ana = account("office@example.com"), account("ana@example.com")
+    account("customer@example.com")
+    for space, members in (("job-1234", [("ana@example.com", "writer"), ("customer@example.com", "reader")]),
+                           ("returns-1234", [("ana@example.com", "reader"), ("customer@example.com", "writer")])):
+        check(http("POST", f"/1/{APP}/__spaces__", {"name": space}, token=office)[0] == 201, f"could not make {space}")
+        for email, role in members:
+            status, _, answer = http("POST", f"/1/{APP}/__spaces__/{space}/members", {"email": email, "role": role}, token=office)
+            check(status in (200, 201), f"could not invite {email} to {space}: {status} {answer}")
+    # Ana, a mover, lists the sofa and photographs it with the Swift SDK (lockstep client).
+    store = tempfile.mkdtemp(prefix="lockstepjs-portal-")
+    mover = [LOCKSTEP, "client", "--store", store, "--url", BASE, "--app", APP, "--token", ana]
+    photo = os.path.join(store, "front.png")
+    with open(photo, "wb") as file:
+        file.write(png(40, 30, (200, 30, 30)))
+
+    def as_mover(*arguments):
+        result = subprocess.run(mover + list(arguments), capture_output=True, text=True, timeout=60)
+        check(result.returncode == 0, f"lockstep client {arguments[0]}: {result.stdout} {result.stderr}")
+    as_mover("put", "__job-1234.items", "sofa", json.dumps({"name": "Sofa", "category": "furniture", "status": "listed"}))
+    as_mover("attach", "__job-1234.items", "sofa", "photo-front", photo, "--type", "image/png", "--upload", "--timeout", "30")
+    as_mover("sync", "--once", "--timeout", "30")
+
+    driver.get(f"{BASE}/?app={APP}&key={key}")
+    wait_for(driver, "return !document.getElementById('sign-in').hidden;", "the sign-in form")
+    driver.find_element("id", "username").send_keys("customer@example.com")
+    driver.find_element("id", "password").send_keys("moving-day-customer@example.com")
+    driver.find_element("css selector", "#sign-in button").click()
+    wait_for(driver, "return document.querySelector('#items li[data-key=sofa] h2')?.textContent === 'Sofa';", "the sofa in the list")
+    wait_for(driver, "const image = document.querySelector('#items li[data-key=sofa] img'); return image?.complete && image.naturalWidth === 40;",
+             "the sofa's photo, decoded")
+    shot(driver, "signed-in")
+    # Live: the mover packs the sofa and lists a lamp; the page follows without a reload.
+    sofa = json.loads(subprocess.run(mover + ["get", "__job-1234.items", "sofa"], capture_output=True, text=True, timeout=30).stdout)
+    check(sofa.get("photo-front", {}).get("type") == "image/png", f"the mover's sofa: {sofa}")
+    sofa["status"] = "packed"
+    as_mover("put", "__job-1234.items", "sofa", json.dumps(sofa))
+    as_mover("put", "__job-1234.items", "lamp", json.dumps({"name": "Lamp", "category": "lighting", "status": "listed"}))
+    as_mover("sync", "--once", "--timeout", "30")
+    wait_for(driver, "return document.querySelector('#items li[data-key=sofa] .status')?.textContent.startsWith('packed');", "the sofa packed")
+    wait_for(driver, "return Array.from(document.querySelectorAll('#items h2'), (h) => h.textContent).join() === 'Lamp,Sofa';", "the lamp listed")
+    check(driver.execute_script("return document.querySelector('#items li[data-key=sofa]').dataset.key;") == "sofa", "the row lost its key")
+    # The photo stays after the item changed: the reference is a member the mover's edit kept.
+    wait_for(driver, "return document.querySelector('#items li[data-key=sofa] img')?.naturalWidth === 40;", "the photo after the change")
+    driver.find_element("css selector", "#items li[data-key=sofa] button.return").click()
+    deadline = time.time() + 15
+    while True:
+        status, _, request = http("GET", f"/1/{APP}/__returns-1234.requests/i/sofa", token=office)
+        if status == 200 or time.time() > deadline:
+            break
+        time.sleep(0.1)
+    check(status == 200 and request == {"pleaseReturn": True, "item": "Sofa"}, f"the return request on the server: {status} {request}")
+    wait_for(driver, "return document.querySelector('#items li[data-key=sofa]').classList.contains('returning');", "the sofa marked")
+    shot(driver, "please-return")
+    # A reader cannot change the job's items: the server refuses the customer's token.
+    customer_token = driver.execute_script("return JSON.parse(Object.values(localStorage).find((v) => v.includes('customer@example.com'))).token;")
+    status, _, _ = http("POST", f"/1/{APP}/__job-1234.items/i/sofa", {"status": "lost"}, token=customer_token)
+    check(status == 403, f"the customer wrote the job's items: {status}")
+    # A reload keeps the customer signed in, the list read from IndexedDB.
+    driver.refresh()
+    wait_for(driver, "return document.querySelectorAll('#items li').length === 2 && document.getElementById('sign-in').hidden;", "the list after a reload")
+    check(driver.execute_script("return document.querySelector('#items li[data-key=sofa] button.return').textContent;") == "Cancel the return request",
+          "the request was not shown after the reload")
+    # The same portal served by another static server, on an origin the server lists with
+    # --allowed-origin: the link names the sync server, and the page signs in, reads the job
+    # and its photo over CORS, and follows it over the socket.
+    port = int(os.environ["LOCKSTEP_PAGE_PORT"])
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../Examples/InventoryPortal")
+    quiet = type("Quiet", (SimpleHTTPRequestHandler,), {"log_message": lambda *_: None})
+    site = ThreadingHTTPServer(("127.0.0.1", port), functools.partial(quiet, directory=folder))
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    try:
+        driver.switch_to.new_window("tab")
+        driver.get(f"http://127.0.0.1:{port}/?app={APP}&key={key}&server={BASE}")
+        wait_for(driver, "return !document.getElementById('sign-in').hidden;", "the sign-in form on the other origin")
+        driver.find_element("id", "username").send_keys("customer@example.com")
+        driver.find_element("id", "password").send_keys("moving-day-customer@example.com")
+        driver.find_element("css selector", "#sign-in button").click()
+        wait_for(driver, "return Array.from(document.querySelectorAll('#items h2'), (h) => h.textContent).join() === 'Lamp,Sofa';",
+                 "the job's items on the other origin")
+        wait_for(driver, "return document.querySelector('#items li[data-key=sofa] img')?.naturalWidth === 40;", "the photo on the other origin")
+        sofa["status"] = "loaded"
+        as_mover("put", "__job-1234.items", "sofa", json.dumps(sofa))
+        as_mover("sync", "--once", "--timeout", "30")
+        wait_for(driver, "return document.querySelector('#items li[data-key=sofa] .status')?.textContent.startsWith('loaded');",
+                 "the sofa loaded, live on the other origin")
+        shot(driver, "other-origin")
+    finally:
+        site.shutdown()
+
+
+def wait_for(driver, condition, what, seconds=20):
+    deadline = time.time() + seconds
+    while not driver.execute_script(condition):
+        if time.time() > deadline:
+            raise Failed(f"waited {seconds} s for {what}; the page says: {driver.find_element('tag name', 'main').text!r}")
+        time.sleep(0.1)
 
 
 def main():
