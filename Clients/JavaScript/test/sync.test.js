@@ -123,6 +123,28 @@ test("with no WebSocket the client syncs over HTTP, both ways", async () => {
   await streaming.close();
 });
 
+test("a session's requests leave no listener behind on it: thirty round trips over HTTP raise no leak warning", async () => {
+  const warnings = [];
+  const listen = (warning) => { if (warning.name === "MaxListenersExceededWarning") warnings.push(warning.message); };
+  process.on("warning", listen);
+  try {
+    const { token } = await server.user();
+    const polling = await open(token, { WebSocket: null });
+    polling.sync.start();
+    for (let index = 0; index < 30; index++) {
+      await polling.bucket("notes").put(`n${index}`, { index });
+      await polling.sync.waitUntilIdle();
+    }
+    assert.equal(polling.sync.state, "polling");
+    await polling.close();
+    // Node reports the warning on the next turn of the loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(warnings, []);
+  } finally {
+    process.off("warning", listen);
+  }
+});
+
 test("a file store keeps every unsent edit across sessions, and they land once", async () => {
   const { token } = await server.user();
   const directory = await mkdtemp(join(tmpdir(), "lockstep-js-store-"));

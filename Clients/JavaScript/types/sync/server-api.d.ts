@@ -20,28 +20,31 @@ export class ServerAPI {
      * LockstepError "unauthorized" when the server refuses the token.
      * @param {string} method
      * @param {string} path
-     * @param {{ body?: unknown, headers?: Record<string, string>, timeoutMs?: number, signal?: AbortSignal, raw?: BodyInit }} [options]
+     * @param {RequestOptions} [options]
      * @returns {Promise<Response>}
      */
-    send(method: string, path: string, options?: {
-        body?: unknown;
-        headers?: Record<string, string> | undefined;
-        timeoutMs?: number | undefined;
-        signal?: AbortSignal | undefined;
-        raw?: BodyInit | undefined;
-    } | undefined): Promise<Response>;
+    send(method: string, path: string, options?: RequestOptions | undefined): Promise<Response>;
     /**
-     * A JSON answer, or an error carrying the server's status and message.
+     * Like `send`, the body read as text; throws the server's error for any status but 2xx.
+     * A stop (`options.signal`) aborts the request until its body is read.
      * @param {string} method
      * @param {string} path
-     * @param {{ body?: unknown, timeoutMs?: number, signal?: AbortSignal }} [options]
-     * @returns {Promise<string>} The answer's text.
+     * @param {RequestOptions} [options]
      */
-    json(method: string, path: string, options?: {
-        body?: unknown;
-        timeoutMs?: number | undefined;
-        signal?: AbortSignal | undefined;
-    } | undefined): Promise<string>;
+    json(method: string, path: string, options?: RequestOptions | undefined): Promise<string>;
+    /**
+     * Sends the request; `release` stops listening to `options.signal`. The session's signal
+     * lives as long as the session, so every request must let go of it, or each would leave a
+     * listener (and its request's controller) behind for the session's life.
+     * @param {string} method
+     * @param {string} path
+     * @param {RequestOptions} options
+     * @returns {Promise<{ response: Response, release: () => void }>}
+     */
+    open(method: string, path: string, options: RequestOptions): Promise<{
+        response: Response;
+        release: () => void;
+    }>;
     /**
      * @param {string} bucket
      * @param {string | null} mark
@@ -87,3 +90,22 @@ export class ServerAPI {
 }
 export type JSONObject = import("../json/value.js").JSONObject;
 export type RemoteChange = import("./remote-change.js").RemoteChange;
+export type RequestOptions = {
+    /**
+     * Sent as JSON.
+     */
+    body?: unknown;
+    headers?: Record<string, string> | undefined;
+    /**
+     * How long the answer's headers may take (30 s).
+     */
+    timeoutMs?: number | undefined;
+    /**
+     * Aborts the request (the session's stop).
+     */
+    signal?: AbortSignal | undefined;
+    /**
+     * Sent as is.
+     */
+    raw?: BodyInit | undefined;
+};

@@ -8,6 +8,14 @@ import { readIndexPage } from "../replica/index-walk.js";
 
 /** @typedef {import("../json/value.js").JSONObject} JSONObject */
 /** @typedef {import("./remote-change.js").RemoteChange} RemoteChange */
+/**
+ * @typedef {object} RequestOptions
+ * @property {unknown} [body] Sent as JSON.
+ * @property {Record<string, string>} [headers]
+ * @property {number} [timeoutMs] How long the answer's headers may take (30 s).
+ * @property {AbortSignal} [signal] Aborts the request (the session's stop).
+ * @property {BodyInit} [raw] Sent as is.
+ */
 
 /** RFC 3986's unreserved characters pass; everything else in a path segment or query value is escaped. */
 export const escape = (/** @type {string} */ text) =>
@@ -39,10 +47,43 @@ export class ServerAPI {
    * LockstepError "unauthorized" when the server refuses the token.
    * @param {string} method
    * @param {string} path
-   * @param {{ body?: unknown, headers?: Record<string, string>, timeoutMs?: number, signal?: AbortSignal, raw?: BodyInit }} [options]
+   * @param {RequestOptions} [options]
    * @returns {Promise<Response>}
    */
   async send(method, path, options = {}) {
+    const { response, release } = await this.open(method, path, options);
+    release();
+    return response;
+  }
+
+  /**
+   * Like `send`, the body read as text; throws the server's error for any status but 2xx.
+   * A stop (`options.signal`) aborts the request until its body is read.
+   * @param {string} method
+   * @param {string} path
+   * @param {RequestOptions} [options]
+   */
+  async json(method, path, options = {}) {
+    const { response, release } = await this.open(method, path, options);
+    try {
+      const text = await response.text();
+      if (!response.ok) throw httpError(response.status, text, `${method} ${path}`);
+      return text;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Sends the request; `release` stops listening to `options.signal`. The session's signal
+   * lives as long as the session, so every request must let go of it, or each would leave a
+   * listener (and its request's controller) behind for the session's life.
+   * @param {string} method
+   * @param {string} path
+   * @param {RequestOptions} options
+   * @returns {Promise<{ response: Response, release: () => void }>}
+   */
+  async open(method, path, options) {
     /** @type {Record<string, string>} */
     const headers = { "X-Simperium-Token": this.token, ...options.headers };
     /** @type {BodyInit | undefined} */
@@ -51,35 +92,32 @@ export class ServerAPI {
       headers["Content-Type"] = "application/json";
       body = serialize(/** @type {any} */ (options.body));
     }
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error("timed out")), options.timeoutMs ?? 30000);
-    const signal = options.signal ? anySignal([options.signal, timeout.signal]) : timeout.signal;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error("timed out")), options.timeoutMs ?? 30000);
+    const stop = options.signal;
+    const stopped = () => controller.abort(stop?.reason);
+    if (stop?.aborted) controller.abort(stop.reason);
+    else stop?.addEventListener("abort", stopped, { once: true });
+    const release = () => stop?.removeEventListener("abort", stopped);
     let response;
     try {
-      response = await this.fetch(`${this.root}/${path}`, { method, headers, body, signal });
+      response = await this.fetch(`${this.root}/${path}`, { method, headers, body, signal: controller.signal });
     } catch (error) {
       clearTimeout(timer);
-      if (options.signal?.aborted) throw error;
+      release();
+      if (stop?.aborted) throw error;
       throw new LockstepError("network", `${method} ${path}: ${/** @type {Error} */ (error).message}`);
     }
     // The body is read later: the timer must not end it halfway, nor keep a process alive.
     clearTimeout(timer);
-    if (response.status === 401) throw httpError(401, await response.text(), `${method} ${path}`);
-    return response;
-  }
-
-  /**
-   * A JSON answer, or an error carrying the server's status and message.
-   * @param {string} method
-   * @param {string} path
-   * @param {{ body?: unknown, timeoutMs?: number, signal?: AbortSignal }} [options]
-   * @returns {Promise<string>} The answer's text.
-   */
-  async json(method, path, options = {}) {
-    const response = await this.send(method, path, options);
-    const text = await response.text();
-    if (!response.ok) throw httpError(response.status, text, `${method} ${path}`);
-    return text;
+    if (response.status === 401) {
+      try {
+        throw httpError(401, await response.text(), `${method} ${path}`);
+      } finally {
+        release();
+      }
+    }
+    return { response, release };
   }
 
   /**
@@ -158,20 +196,4 @@ export class ServerAPI {
     if (!isJSONObject(options)) throw new LockstepError("protocol", `the options of bucket ${bucket} are not a JSON object`);
     return options;
   }
-}
-
-/**
- * A signal that aborts when any of `signals` does.
- * @param {AbortSignal[]} signals
- */
-function anySignal(signals) {
-  const controller = new AbortController();
-  for (const signal of signals) {
-    if (signal.aborted) {
-      controller.abort(signal.reason);
-      break;
-    }
-    signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
-  }
-  return controller.signal;
 }
