@@ -258,6 +258,16 @@ enum PostgresSchema {
             "CREATE TABLE identity_providers (app_id TEXT PRIMARY KEY, settings TEXT NOT NULL, updated_at BIGINT NOT NULL)",
         ],
         PostgresWebhookSchema.migration,
+        // Who made each change, and what a restore put back (see SQLiteSchema's "v10").
+        [
+            "ALTER TABLE changes ADD COLUMN author TEXT",
+            "ALTER TABLE changes ADD COLUMN restored_from BIGINT",
+            """
+            UPDATE changes SET author = owner
+            WHERE owner <> '' AND left(owner, 6) <> 'space:'
+                AND client_id NOT IN ('lockstep-presence', 'lockstep-store') AND left(client_id, 8) <> 'console-'
+            """,
+        ],
     ]
 
     /// Takes the advisory lock that serializes migrations across the nodes of one schema, for

@@ -133,10 +133,12 @@ extension PostgresStore {
         try await Self.rows(connection, logger, """
             WITH change_rows AS (
                 INSERT INTO changes (bucket_id, app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
-                                     merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, origin)
+                                     merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, origin, author,
+                                     restored_from)
                 SELECT b.id, x.app_id, x.owner, x.bucket, x.sequence, x.key, x.operation, NULLIF(x.source_version, -1), x.end_version,
                        NULLIF(x.diff, ''), NULLIF(x.intent, ''), x.merged_without_base, x.client_id, x.change_id,
-                       CASE WHEN x.has_edit_time THEN x.edit_time END, x.app_sequence, \(committedAt), \(nodeID)
+                       CASE WHEN x.has_edit_time THEN x.edit_time END, x.app_sequence, \(committedAt), \(nodeID), x.author,
+                       NULLIF(x.restored_from, -1)
                 FROM unnest(
                     \(accepted.map(\.scope.appID))::text[], \(accepted.map(\.scope.ownerKey))::text[], \(accepted.map(\.scope.bucket))::text[],
                     \(changes.map(\.sequence))::bigint[], \(changes.map(\.key))::text[], \(changes.map(\.operation.rawValue))::text[],
@@ -144,9 +146,10 @@ extension PostgresStore {
                     \(diffs)::text[], \(intents)::text[],
                     \(changes.map(\.mergedWithoutBase))::boolean[], \(changes.map(\.clientID))::text[], \(changes.map(\.changeID))::text[],
                     \(changes.map { $0.editTime != nil })::boolean[], \(changes.map { $0.editTime ?? 0 })::bigint[],
-                    \(accepted.map(\.appSequence))::bigint[]
+                    \(accepted.map(\.appSequence))::bigint[], \(accepted.map(\.author.stored))::text[],
+                    \(accepted.map { Int64($0.restoredFrom ?? -1) })::bigint[]
                 ) AS x(app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent, merged_without_base,
-                       client_id, change_id, has_edit_time, edit_time, app_sequence)
+                       client_id, change_id, has_edit_time, edit_time, app_sequence, author, restored_from)
                 JOIN buckets b ON b.app_id = x.app_id AND b.owner = x.owner AND b.name = x.bucket
                 -- In commit order, as accepted: a join may return them in any order, and rows that
                 -- reach an index out of order split its pages half full (the feed's indexes grew 1.5×).

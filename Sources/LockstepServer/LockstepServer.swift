@@ -29,6 +29,7 @@ public enum LockstepServer {
         OperationsRoutes(services: services).add(to: router)
         AuthRoutes(services: services).add(to: router)
         ObjectRoutes(services: services).add(to: router)
+        HistoryRoutes(services: services).add(to: router)
         FeedRoutes(services: services).add(to: router)
         PeerKeyRoutes(services: services).add(to: router)
         ReleaseRoutes(services: services).add(to: router)

@@ -23,6 +23,8 @@ struct LimitOptions: ParsableArguments {
     var maximumVersionsPerObject: Int?
     @Option(name: .customLong("snapshot-interval"), help: "An object's whole data is kept every this many versions; the others are rebuilt from diffs (default 32).")
     var snapshotInterval: Int?
+    @Option(name: .customLong("max-restore-changes"), help: "Most changes one restore of a bucket to a moment makes, as one group (default 100000).")
+    var maximumRestoreChanges: Int?
     @Option(name: .customLong("removed-member-stamps"), help: "Removed members of one object whose removal's stamp is kept, the latest first, so that an older offline edit cannot bring them back (default 1000).")
     var removedMemberStampsPerObject: Int?
     @Option(name: .customLong("history-prune-seconds"), help: "How often old history is pruned, in the background; 0 never (default 600).")
@@ -114,6 +116,10 @@ struct LimitOptions: ParsableArguments {
         if let value = try pick(snapshotInterval, "LOCKSTEP_SNAPSHOT_INTERVAL") {
             guard value > 0 else { throw ValidationError("the snapshot interval must be at least 1") }
             limits.snapshotInterval = value
+        }
+        if let value = try pick(maximumRestoreChanges, "LOCKSTEP_MAX_RESTORE_CHANGES") {
+            guard value > 0 else { throw ValidationError("a restore must be allowed at least one change") }
+            limits.maximumRestoreChanges = value
         }
         if let value = try pick(removedMemberStampsPerObject, "LOCKSTEP_REMOVED_MEMBER_STAMPS") {
             guard value >= 0 else { throw ValidationError("the removed member stamps kept cannot be fewer than 0") }

@@ -122,10 +122,7 @@ public struct BlobService: Sendable {
 extension BlobService: BlobReferenceChecking {
     package func mayRefer(to hash: BlobHash, appID: String, author: ChangeAuthor) -> Bool {
         guard directory.completeSize(appID, hash) != nil else { return false }
-        switch author {
-        case .trusted: break
-        case .user(let id): guard directory.hasUploaded(appID, uploader: id, hash) else { return false }
-        }
+        if case .user(let id) = author, !directory.hasUploaded(appID, uploader: id, hash) { return false }
         directory.touch(appID, hash)
         return true
     }

@@ -9,7 +9,7 @@ public import Logging
 public struct BucketService: Sendable {
     public let store: any SyncStore
     public let hub: ChangeHub
-    private let writer: ChangeWriter
+    let writer: ChangeWriter
     private let logger: Logger
 
     /// - Parameters:

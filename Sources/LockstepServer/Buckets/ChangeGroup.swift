@@ -12,15 +12,22 @@ public struct ChangeRequest: Sendable {
     public var onlyIfAbsent: Bool
     /// The change records a purchase (``PurchaseRoutes``): it is also a `purchase` webhook event.
     public var isPurchase: Bool
+    /// For a restore (``HistoryService``), the version of the object whose data the change puts
+    /// back (0: the object did not exist then, and the change removes it); history shows it.
+    /// Its data comes from the object's own history, so the blobs it refers to were checked
+    /// when they were first referred to, and are not checked against its author again.
+    public var restoredFrom: Int?
 
     public init(
-        scope: BucketScope, change: IncomingChange, author: ChangeAuthor = .trusted, onlyIfAbsent: Bool = false, isPurchase: Bool = false
+        scope: BucketScope, change: IncomingChange, author: ChangeAuthor = .trusted, onlyIfAbsent: Bool = false, isPurchase: Bool = false,
+        restoredFrom: Int? = nil
     ) {
         self.scope = scope
         self.change = change
         self.author = author
         self.onlyIfAbsent = onlyIfAbsent
         self.isPurchase = isPurchase
+        self.restoredFrom = restoredFrom
     }
 }
 

@@ -40,13 +40,21 @@ final class ChangeWriter: Sendable {
     private struct State {
         /// Each lane's queue, and whether a task writes it.
         var queues: [Batch]
+        /// Each lane's groups that commit together (``enqueueTogether(_:then:)``), each with
+        /// how many of the lane's queued changes go before it.
+        var together: [[(after: Int, batch: Batch)]]
         var isWriting: [Bool]
         /// Groups (and refusals) handed to the announcing thread and not yet answered.
         var announcementsLeft = 0
 
         init(lanes: Int) {
             queues = Array(repeating: Batch(), count: lanes)
+            together = Array(repeating: [], count: lanes)
             isWriting = Array(repeating: false, count: lanes)
+        }
+
+        func hasQueued(_ lane: Int) -> Bool {
+            !queues[lane].isEmpty || !together[lane].isEmpty
         }
     }
 
@@ -58,6 +66,8 @@ final class ChangeWriter: Sendable {
     private struct Batch: Sendable {
         var requests: [ChangeRequest] = []
         var completions: [Completion] = []
+        /// Whether the batch commits as one group or not at all: never split, nor retried change by change.
+        var isTogether = false
 
         var isEmpty: Bool { requests.isEmpty }
         var count: Int { requests.count }
@@ -123,6 +133,32 @@ final class ChangeWriter: Sendable {
             return state.isWriting[lane] ? nil : lane
         }
         guard let lane else { return }
+        startWriting(lane)
+    }
+
+    /// Queues changes to one bucket that commit together: after what is queued before them,
+    /// as one group of their own however many they are (``Limits/maximumChangesPerCommit``
+    /// does not split them), and if its transaction fails, every one of them fails with it.
+    /// `completion` hears what became of each, in order, once the group is durable.
+    func enqueueTogether(_ requests: [ChangeRequest], then completion: @escaping @Sendable (Result<[ChangeOutcome], any Error>) -> Void) {
+        guard let scope = requests.first?.scope else { return completion(.success([])) }
+        precondition(requests.allSatisfy { $0.scope == scope }, "changes that commit together go to one bucket, in one lane")
+        let answers = TogetherAnswers(count: requests.count, completion)
+        var batch = Batch(isTogether: true)
+        for index in requests.indices {
+            batch.append(requests[index]) { answers.answer(index, $0) }
+        }
+        let lane = state.withLock { state -> Int? in
+            let lane = state.queues.count == 1 ? 0 : Self.lane(of: scope, among: state.queues.count)
+            state.together[lane].append((after: state.queues[lane].count, batch: batch))
+            defer { state.isWriting[lane] = true }
+            return state.isWriting[lane] ? nil : lane
+        }
+        guard let lane else { return }
+        startWriting(lane)
+    }
+
+    private func startWriting(_ lane: Int) {
         if let blockingStore {
             committing[0].start { self.writeWhileQueued(to: blockingStore) }
         } else {
@@ -164,11 +200,19 @@ final class ChangeWriter: Sendable {
 
     private func nextGroup(lane: Int) -> Batch? {
         state.withLock { state in
-            guard !state.queues[lane].isEmpty else {
+            guard state.hasQueued(lane) else {
                 state.isWriting[lane] = false
                 return nil
             }
-            return state.queues[lane].takeFirst(max(1, limits.maximumChangesPerCommit))
+            if let first = state.together[lane].first, first.after == 0 {
+                state.together[lane].removeFirst()
+                return first.batch
+            }
+            // Up to the next group that commits together, which the changes before it precede.
+            let limit = min(max(1, limits.maximumChangesPerCommit), state.together[lane].first?.after ?? .max)
+            let group = state.queues[lane].takeFirst(limit)
+            for index in state.together[lane].indices { state.together[lane][index].after -= group.count }
+            return group
         }
     }
 
@@ -177,7 +221,7 @@ final class ChangeWriter: Sendable {
         do {
             outcomes = try await store.commit(changeGroup(group))
         } catch {
-            guard group.count > 1 else { return refuse(group.completions[0], error) }
+            guard group.count > 1 && !group.isTogether else { return refuse(group.completions, error) }
             // The transaction failed as a whole (nothing of it is stored): commit each change
             // alone, so that whatever made it fail fails alone.
             LockstepMetrics.commitGroupsRetriedAlone.increment()
@@ -193,7 +237,7 @@ final class ChangeWriter: Sendable {
         do {
             outcomes = try store.commitBlocking(changeGroup(group))
         } catch {
-            guard group.count > 1 else { return refuse(group.completions[0], error) }
+            guard group.count > 1 && !group.isTogether else { return refuse(group.completions, error) }
             LockstepMetrics.commitGroupsRetriedAlone.increment()
             for single in group.singles { write(single, to: store) }
             return
@@ -225,7 +269,7 @@ final class ChangeWriter: Sendable {
     /// and saves a light load a trip between threads for each change.
     private func handOff(_ group: Batch, _ outcomes: [ChangeOutcome], _ events: [ChangeEvent]) -> Bool {
         let handsOff = state.withLock { state in
-            guard state.queues.contains(where: { !$0.isEmpty }) || state.announcementsLeft > 0 else { return false }
+            guard state.queues.indices.contains(where: { state.hasQueued($0) }) || state.announcementsLeft > 0 else { return false }
             state.announcementsLeft += 1
             return true
         }
@@ -267,16 +311,19 @@ final class ChangeWriter: Sendable {
         LockstepMetrics.commitGroupSize.record(group.count)
     }
 
-    /// Answers a change whose commit failed, in its place among the answers.
-    private func refuse(_ completion: @escaping Completion, _ error: any Error) {
+    /// Answers changes whose commit failed, in their place among the answers.
+    private func refuse(_ completions: [Completion], _ error: any Error) {
         let handsOff = state.withLock { state in
             guard state.announcementsLeft > 0 else { return false }
             state.announcementsLeft += 1
             return true
         }
-        guard handsOff else { return completion(.failure(error)) }
+        guard handsOff else {
+            for completion in completions { completion(.failure(error)) }
+            return
+        }
         announcing.start { [self] in
-            completion(.failure(error))
+            for completion in completions { completion(.failure(error)) }
             state.withLock { $0.announcementsLeft -= 1 }
         }
     }
@@ -289,5 +336,33 @@ final class ChangeWriter: Sendable {
         outcomes.compactMap { outcome in
             if case .committed(let event) = outcome { event } else { nil }
         }
+    }
+}
+
+/// The answers of changes that commit together, gathered for one completion.
+private final class TogetherAnswers: Sendable {
+    private let completion: @Sendable (Result<[ChangeOutcome], any Error>) -> Void
+    private let state: Mutex<(outcomes: [ChangeOutcome?], left: Int, failed: Bool)>
+
+    init(count: Int, _ completion: @escaping @Sendable (Result<[ChangeOutcome], any Error>) -> Void) {
+        self.completion = completion
+        state = Mutex((outcomes: Array(repeating: nil, count: count), left: count, failed: false))
+    }
+
+    /// Records the answer of the `index`-th change; the last one (or the first failure) answers all.
+    func answer(_ index: Int, _ result: Result<ChangeOutcome, any Error>) {
+        let finished = state.withLock { state -> Result<[ChangeOutcome], any Error>? in
+            guard !state.failed else { return nil }
+            switch result {
+            case .failure(let error):
+                state.failed = true
+                return .failure(error)
+            case .success(let outcome):
+                state.outcomes[index] = outcome
+                state.left -= 1
+                return state.left == 0 ? .success(state.outcomes.compactMap { $0 }) : nil
+            }
+        }
+        if let finished { completion(finished) }
     }
 }

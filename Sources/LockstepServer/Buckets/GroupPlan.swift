@@ -75,7 +75,7 @@ package struct GroupPlan {
         do {
             plan = try group.planner.plan(
                 change, current: state.current, history: history,
-                references: group.blobs.map { .init(checker: $0, appID: scope.appID, author: request.author) })
+                references: request.restoredFrom == nil ? group.blobs.map { .init(checker: $0, appID: scope.appID, author: request.author) } : nil)
         } catch {
             objects[address] = state
             return .rejected(error)
@@ -101,7 +101,7 @@ package struct GroupPlan {
         writes.accepted.append(GroupWrites.Accepted(
             scope: scope, change: record, appSequence: appSequence,
             keepsSnapshot: !object.isDeleted && object.version % group.planner.limits.snapshotInterval == 0, data: object.data,
-            blobs: plan.blobs, storedData: plan.storedData, request: index))
+            blobs: plan.blobs, storedData: plan.storedData, request: index, author: request.author, restoredFrom: request.restoredFrom))
         return .committed(ChangeEvent(scope: scope, change: record, version: ChangeVersion(epoch: feed.epoch, sequence: feed.sequence)))
     }
 

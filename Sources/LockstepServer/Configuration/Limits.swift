@@ -29,6 +29,9 @@ public struct Limits: Sendable, Equatable {
     /// Every this many versions the store keeps an object's whole data (a snapshot); the
     /// versions between are rebuilt from the snapshot before them and the changes since.
     public var snapshotInterval = 32
+    /// The most changes one restore of a bucket to a moment may make (one group, committed
+    /// together whatever ``maximumChangesPerCommit`` says); a larger restore is refused (413).
+    public var maximumRestoreChanges = 100_000
     /// How many removed members of one object keep the stamp of their removal (the latest
     /// removals first). A change whose base version is no longer kept is merged by the member
     /// stamps (merge rule 5): without the removal's stamp, a set made offline before the removal

@@ -31,7 +31,9 @@ extension SocketDispatcher {
 
     /// `N:e:<key>.<version>`: one retained version of an object, answered
     /// `N:e:<key>.<version>\n{"data":{…}}`, or `N:e:<key>.<version>\n?` when there is none.
-    /// Keys may contain dots, so the version is what follows the last one.
+    /// Keys may contain dots, so the version is what follows the last one. A client that asked
+    /// for Lockstep's extensions learns who made the version and when, beside its data
+    /// (``VersionRecord/json(showingEmail:)``).
     func entity(_ session: ChannelSession, _ payload: String?) async {
         let request = payload ?? ""
         var reply = ByteBuffer(string: "\(session.number):e:\(request)\n")
@@ -40,8 +42,17 @@ extension SocketDispatcher {
             return send(reply)
         }
         await connection.outbox.waitForRoom()
+        let key = String(request[..<dot])
         do {
-            if let data = try await services.store.objectData(session.scope, key: String(request[..<dot]), version: version) {
+            if session.extensions {
+                let record = try await services.store.versions(session.scope, key: key, from: version, through: version).first
+                if let record, record.data != nil {
+                    let fields = record.json(showingEmail: session.identity.isAdmin || session.access.space != nil)
+                    reply.writeBytes(JSONValue.object(fields).jsonBytes)
+                } else {
+                    reply.writeString("?")
+                }
+            } else if let data = try await services.store.objectData(session.scope, key: key, version: version) {
                 reply.writeBytes(JSONValue.object(["data": .object(data)]).jsonBytes)
             } else {
                 reply.writeString("?")

@@ -82,6 +82,10 @@ package struct GroupWrites: Sendable {
         package var storedData: String
         /// The change's place in the group's requests (who sent it, and what for).
         package var request: Int
+        /// Who made the change, kept with it for history.
+        package var author: ChangeAuthor
+        /// For a restore, the version it put back (``ChangeRequest/restoredFrom``).
+        package var restoredFrom: Int?
     }
 
     package var accepted: [Accepted] = []

@@ -53,6 +53,23 @@ package struct ObjectTimeline: Sendable, Equatable {
         return data
     }
 
+    /// The data of every version from `first` through `last` that the timeline reaches (`nil`
+    /// for a removal's), rebuilt in one pass: what a page of history shows.
+    package func dataOfEach(from first: Int, through last: Int) throws -> [Int: JSONObject?] {
+        var result: [Int: JSONObject?] = [:]
+        var data: JSONObject? = baseData
+        if reaches(first) && first == baseVersion { result[baseVersion] = data }
+        for change in changes where change.endVersion <= last {
+            if change.operation == .modify, let diff = change.diff, let before = data {
+                data = try diff.apply(to: before)
+            } else {
+                data = nil
+            }
+            if change.endVersion >= first { result[change.endVersion] = data }
+        }
+        return result
+    }
+
     /// The changes that made the versions after `version`, oldest first.
     package func changes(after version: Int) -> ArraySlice<ChangeRecord> {
         changes.dropFirst(max(0, version - baseVersion))

@@ -9,9 +9,9 @@ public import LockstepCore
 /// transaction, reading through ``GroupReads``, so the plan and the commit see one state on
 /// one node or several. Spaces and their members are kept by the same store (``SpaceStore``),
 /// the records of objects referring to blobs (``BlobReferenceStore``), what the console reads
-/// (``ConsoleStore``), each app's identity provider (``IdentityProviderStore``), and webhook
-/// endpoints with the events they are owed (``WebhookStore``).
-public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore, IdentityProviderStore, WebhookStore {
+/// (``ConsoleStore``), each app's identity provider (``IdentityProviderStore``), webhook
+/// endpoints with the events they are owed (``WebhookStore``), and history (``HistoryStore``).
+public protocol SyncStore: SpaceStore, BlobReferenceStore, ConsoleStore, IdentityProviderStore, WebhookStore, HistoryStore {
     // MARK: Accounts
 
     func insertApp(_ app: AppRecord) async throws

@@ -94,10 +94,18 @@ struct AdminAPITests {
             #expect(second.json?["versions"]?.arrayValue?.map { $0["v"]?.integerValue } == [5, 4, 3, 2, 1], "\(second)")
             #expect(second.json?["before"] == nil)
 
-            // A removed object's history stops short of its removal, which has no data.
+            // Each version says who made it (with their email, for the admin) and when.
+            let newestVersion = try #require(page.first)
+            #expect(newestVersion["author"] == ["kind": "user", "user": .string(ann.userID), "email": "ann@example.com", "client": "http"])
+            let committedAt = try #require(newestVersion["committedAt"]?.integerValue)
+            #expect(abs(committedAt - Int64(Date().timeIntervalSince1970 * 1000)) < 60_000, "\(newestVersion)")
+
+            // A removed object's removal is in its history too, with no data.
             #expect(try await ann.request("DELETE", "notes/i/list").status == 200)
             let removed = try await server.request("GET", "\(app)/__admin__/versions/notes/list?owner=\(ann.userID)&limit=2", headers: admin)
-            #expect(removed.json?["deleted"]?.boolValue == true && removed.json?["versions"]?.arrayValue?.map { $0["v"]?.integerValue } == [25], "\(removed)")
+            #expect(removed.json?["deleted"]?.boolValue == true && removed.json?["versions"]?.arrayValue?.map { $0["v"]?.integerValue } == [26, 25], "\(removed)")
+            let removal = try #require(removed.json?["versions"]?[0])
+            #expect(removal["removed"] == true && removal["data"] == nil && removal["author"]?["user"]?.stringValue == ann.userID, "\(removal)")
 
             // Bad input: a clear 400; an object that is not there (another owner's name space): 404.
             let badLimit = try await server.request("GET", "\(app)/__admin__/versions/notes/list?limit=101", headers: admin)

@@ -9,9 +9,10 @@ import Testing
 /// | endpoint | owner | writer | reader | revoked | stranger | other app | admin |
 /// |---|---|---|---|---|---|---|---|
 /// | read: object, revision, index, changes, socket `init`/`i:`/`e:`/`cv:` | ✓ | ✓ | ✓ | 404 | 404 | 401 | ✓ |
-/// | write: POST/DELETE object, POST changes, peer key, socket `c:` | ✓ | ✓ | 403 | 404 | 404 | 401 | ✓ |
+/// | read: versions, compare | ✓ | ✓ | ✓ | 404 | 404 | 401 | ✓ |
+/// | write: POST/DELETE object, POST changes, peer key, socket `c:`, restore an object | ✓ | ✓ | 403 | 404 | 404 | 401 | ✓ |
 /// | members | ✓ | ✓ | ✓ | 404 | 404 | 401 | ✓ |
-/// | invite, remove | ✓ | 403 | 403 | 404 | 404 | 401 | ✓ |
+/// | invite, remove, restore a bucket to a moment | ✓ | 403 | 403 | 404 | 404 | 401 | ✓ |
 ///
 /// A 404 is byte for byte what a space that does not exist gets.
 @Suite("Spaces: rights, endpoint × role", .timeLimit(.minutes(3)))
@@ -74,6 +75,10 @@ struct SpaceRightsTests {
                     ("GET", "__job-1.items/index?data=1", nil, role.read),
                     ("GET", "__job-1.items/changes", nil, role.read),
                     ("GET", "__spaces__/job-1", nil, role.read),
+                    ("GET", "__job-1.items/i/sofa/versions", nil, role.read),
+                    ("GET", "__job-1.items/i/sofa/compare?from=1", nil, role.read),
+                    ("POST", "__job-1.items/i/sofa/restore", ["version": 1], role.write),
+                    ("POST", "__job-1.items/restore", ["at": .integer(Int64(Date().timeIntervalSince1970 * 1000) - 1000), "dryRun": true], role.manage),
                     ("POST", "__job-1.items/i/x-\(name)", ["by": .string(name)], role.write),
                     ("DELETE", "__job-1.items/i/x-\(name)", nil, role.write),
                     ("POST", "__job-1.items/changes", [["id": .string("y-\(name)"), "o": "M", "ccid": .string("c-\(name)"), "v": addingDiff(["a": 1])]], role.write),
@@ -90,7 +95,7 @@ struct SpaceRightsTests {
                     }
                     #expect(response.status == refusal, "\(cell)")
                     if refusal == 403 {
-                        let right = path.hasPrefix("__spaces__") ? "owner right" : "write right"
+                        let right = path.hasPrefix("__spaces__") || path == "__job-1.items/restore" ? "owner right" : "write right"
                         #expect(response.errorMessage?.contains(right) == true, "the refusal names the right lacking: \(cell)")
                     }
                     if refusal == 404 {

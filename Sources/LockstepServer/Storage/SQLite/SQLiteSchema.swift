@@ -201,6 +201,22 @@ enum SQLiteSchema {
                 """)
         }
         migrator.registerMigration("v9: webhooks") { db in try SQLiteWebhookSchema.create(db) }
+        migrator.registerMigration("v10: version authors") { db in
+            // Each change keeps who made it (``ChangeAuthor/stored``) and, for a restore, the
+            // version it put back. Changes from before say only their client: in a user's own
+            // bucket they are that user's, but for what the server and the console wrote
+            // (their client ids), which stay unknown, as everything in shared and spaces'
+            // buckets does. (The admin token writing a user's bucket through
+            // `X-Simperium-User` under another client id was not told apart, and is counted
+            // as the user's.)
+            try db.execute(sql: """
+                ALTER TABLE changes ADD COLUMN author TEXT;
+                ALTER TABLE changes ADD COLUMN restored_from INTEGER;
+                UPDATE changes SET author = owner
+                WHERE owner != '' AND substr(owner, 1, 6) != 'space:'
+                    AND client_id NOT IN ('lockstep-presence', 'lockstep-store') AND substr(client_id, 1, 8) != 'console-';
+                """)
+        }
         return migrator
     }
 

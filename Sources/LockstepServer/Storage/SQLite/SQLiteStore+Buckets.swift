@@ -139,7 +139,7 @@ extension SQLiteStore {
         }
     }
 
-    private static func prunedThrough(_ db: Database, _ scope: BucketScope) throws -> Int64 {
+    static func prunedThrough(_ db: Database, _ scope: BucketScope) throws -> Int64 {
         try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT pruned_through FROM buckets WHERE app_id = ? AND owner = ? AND name = ?"),
             arguments: [scope.appID, scope.ownerKey, scope.bucket]) ?? 0

@@ -39,8 +39,8 @@ extension SQLiteStore {
     private static func persist(_ writes: GroupWrites, committedAt: Int64, _ db: Database) throws {
         let insertChange = try DirectStatement(db.cachedStatement(sql: """
             INSERT INTO changes (app_id, owner, bucket, sequence, key, operation, source_version, end_version, diff, intent,
-                                 merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 merged_without_base, client_id, change_id, edit_time, app_sequence, committed_at, author, restored_from)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """))
         let recordReference = try DirectStatement(db.cachedStatement(sql: """
             INSERT INTO blob_references (app_id, hash, owner, bucket, key, last_version) VALUES (?, ?, ?, ?, ?, ?)
@@ -57,6 +57,7 @@ extension SQLiteStore {
                 SQLiteArgument(StoredValueCoding.text(change.diff)), SQLiteArgument(StoredValueCoding.text(change.intent)),
                 SQLiteArgument(change.mergedWithoutBase), SQLiteArgument(change.clientID), SQLiteArgument(change.changeID),
                 SQLiteArgument(change.editTime), SQLiteArgument(accepted.appSequence), SQLiteArgument(committedAt),
+                SQLiteArgument(accepted.author.stored), SQLiteArgument(accepted.restoredFrom),
             ])
             for hash in accepted.blobs {
                 try recordReference.run([
