@@ -160,7 +160,7 @@ public final class LockstepClient: Sendable {
     /// - Throws: An error from SQLite when the store cannot record the bucket.
     public func bucket(_ name: String) throws -> Bucket {
         if try replica.register(bucket: name) { sync.context.bucketsChanged.signal() }
-        return Bucket(name: name, replica: replica, attachments: attachments)
+        return Bucket(name: name, replica: replica, attachments: attachments, server: sync.context.api)
     }
 
     /// The bucket named `name`, whose objects are `Value`s, stored as the JSON objects

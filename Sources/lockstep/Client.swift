@@ -13,7 +13,7 @@ struct ClientCommand: AsyncParsableCommand {
         abstract: "Read and write a local client store, and sync it with a server.",
         subcommands: [
             ClientPut.self, ClientGet.self, ClientList.self, ClientDelete.self, ClientSync.self, ClientStatus.self, ClientAttach.self,
-            ClientDownload.self,
+            ClientDownload.self, ClientHistory.self, ClientCompare.self, ClientRestore.self,
         ])
 
     @OptionGroup var options: ClientOptions
@@ -45,6 +45,24 @@ struct ClientOptions: ParsableArguments {
         configuration.socketURL = socketURL.flatMap(URL.init(string:))
         return try LockstepClient(
             storeDirectory: URL(fileURLWithPath: store), server: server, app: app, token: token, configuration: configuration)
+    }
+
+    /// Runs `body`, which asks the server, with the store open; what the server refused becomes
+    /// a sentence and a non-zero exit.
+    func withServer<T>(_ body: (LockstepClient) async throws -> T) async throws -> T {
+        let client = try open()
+        do {
+            let result = try await body(client)
+            await client.close()
+            return result
+        } catch {
+            await client.close()
+            switch error {
+            case let refusal as HistoryError: throw CommandError(refusal.description)
+            case let failure as LockstepClientError: throw CommandError(failure.description)
+            default: throw error
+            }
+        }
     }
 }
 

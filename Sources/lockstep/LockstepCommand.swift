@@ -8,7 +8,8 @@ struct LockstepCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Apps.self, Tokens.self, Tail.self,
             DiffCommand.self, PatchCommand.self, TransformCommand.self, DiffBatchCommand.self,
-            StoreCommand.self, ClientCommand.self, SpacesCommand.self, AuthCommand.self, WebhooksCommand.self, TimeCommand.self, Backup.self,
+            StoreCommand.self, ClientCommand.self, SpacesCommand.self, BucketsCommand.self, AuthCommand.self, WebhooksCommand.self,
+            TimeCommand.self, Backup.self,
             Restore.self,
         ])
 }

@@ -21,7 +21,7 @@ struct CommandHelpTests {
             if own { pending += Self.subcommands(in: result.output).map { path + [$0] } }
         }
         // The tree as the README lists it, at least: a walk that found nothing would pass too.
-        for command in ["client sync", "client attach", "client download", "spaces invite", "store watch", "tokens revoke"] {
+        for command in ["client sync", "client attach", "client download", "client history", "spaces invite", "store watch", "tokens revoke", "buckets restore"] {
             #expect(checked.contains(command), "\(command) was not reached from the root's help: \(checked)")
         }
         // The load generators are `lockstep-bench`'s, not in the tool every user runs.

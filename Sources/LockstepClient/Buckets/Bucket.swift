@@ -23,11 +23,14 @@ public struct Bucket: Sendable {
     let replica: Replica
     /// Attachment bytes on demand (see ``Bucket/data(for:)``).
     let attachments: AttachmentCache
+    /// The server, for what only it knows: the object's history (``Bucket/versions(of:before:limit:)``).
+    let server: ServerAPI
 
-    init(name: String, replica: Replica, attachments: AttachmentCache) {
+    init(name: String, replica: Replica, attachments: AttachmentCache, server: ServerAPI) {
         self.name = name
         self.replica = replica
         self.attachments = attachments
+        self.server = server
     }
 
     /// The object stored under `key`, or `nil` if there is none (or it was deleted).

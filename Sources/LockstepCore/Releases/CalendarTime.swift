@@ -1,9 +1,9 @@
 /// Reads the dates of configuration files without a calendar library, so that every platform
 /// turns them into the same instant.
-enum CalendarTime {
+public enum CalendarTime {
     /// Milliseconds since the Unix epoch for `2025-10-31` (midnight UTC), `2025-10-31T18:00Z`,
     /// `2025-10-31T18:00:00Z` or `2025-10-31T18:00:00+02:00`; `nil` for anything else.
-    static func milliseconds(parsing text: String) -> Int64? {
+    public static func milliseconds(parsing text: String) -> Int64? {
         let bytes = Array(text.utf8)
         var position = 0
 
