@@ -4,7 +4,8 @@ import Testing
 
 /// The console in a real browser, each scenario against a server of its own: signing in (and a
 /// wrong token refused), an object browsed and edited in the page and received by a second
-/// client (its history paged), an HTTP write in the live tail, on the overview's count and a
+/// client (its history paged), an object's versions with their authors compared and one
+/// restored, a bucket restored to a moment after a dry run, an HTTP write in the live tail, on the overview's count and a
 /// presence claim each shown within a second through the socket with no request of its own, a
 /// timed-store item shown only from its release second (its key pushed), the clock's offset
 /// within its bar, the other views (a space's bucket tailed from the list), and pages of other
@@ -24,6 +25,10 @@ struct ConsoleBrowserTests {
     @Test func editsAnObjectThatASecondClientReceives() async throws {
         // Objects of at most 400 bytes, so that the page meets a refusal too.
         try await run("objects", serverArguments: ["--max-object-bytes", "400"])
+    }
+
+    @Test func showsWhoMadeEachVersionComparesAndRestores() async throws {
+        try await run("history")
     }
 
     @Test func countsAnHTTPWriteOnTheOverviewWithinASecondWithoutAsking() async throws {

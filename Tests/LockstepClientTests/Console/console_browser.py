@@ -272,6 +272,80 @@ def scenario_objects(driver):
         tail.kill()
 
 
+def scenario_history(driver):
+    """An object's versions with their authors and times, two compared by the server, one restored
+    after a confirmation; then the bucket restored to a moment after a dry run."""
+    check(http("POST", f"/1/{APP}/__options__/i/jobs", {"shared": True})[0] == 200, "could not share bucket jobs")
+    status, _, grant = http("POST", f"/1/{APP}/token", {"username": "mover@example.com"})
+    check(status == 200, f"no token: {status}")
+    mover = grant["access_token"]
+
+    def write(key, data, method="POST"):
+        status = http(method, f"/1/{APP}/jobs/i/{key}?replace=1&clientid=phone-1", data, token=mover)[0]
+        check(status == 200, f"could not write {key}: {status}")
+
+    write("sofa", {"room": "lounge", "notes": "two seats"})
+    write("sofa", {"room": "lounge", "notes": "two seats, grey"})
+    write("table", {"room": "kitchen"})
+    write("lamp", {"room": "study"})
+    # The moment the bucket is restored to: the next whole second (the page's moments are whole
+    # seconds), once it has passed.
+    moment = int(time.time()) + 1
+    while time.time() < moment + 0.05:
+        time.sleep(0.01)
+    write("sofa", {"room": "?", "notes": "two seats, grey, torn"})
+    write("table", {"room": "?"})
+    write("chair", {"room": "?"})
+    write("lamp", None, method="DELETE")
+
+    sign_in(driver)
+    wait(driver, lambda d: find(d, "#shell:not([hidden])"), "not signed in")
+    go(driver, "#/objects?bucket=jobs&owner=&key=sofa")
+    rows = lambda d: d.find_elements(By.CSS_SELECTOR, "#versions tbody tr")
+    wait(driver, lambda d: len(rows(d)) == 3, "the history does not list the three versions")
+    newest = find(driver, "#versions tr[data-version='3']")
+    check("mover@example.com" in newest.text and "phone-1" in newest.text, f"version 3 does not say who made it: {newest.text!r}")
+    check(newest.find_element(By.CSS_SELECTOR, "td[title]").get_attribute("title").startswith(time.strftime("%Y-", time.gmtime())),
+          "version 3 has no commit time")
+    # Versions 2 and 3 compared by the server: the notes as text, the torn added.
+    wait(driver, lambda d: find(d, ".string-diff[data-member=notes] .diff-add"), "the comparison does not show the notes as text")
+    check(find(driver, ".string-diff[data-member=notes] .diff-add").text == ", torn", "the notes' text diff is not ', torn'")
+    check(requests_to(driver, "/compare?from=2&to=3") == 1, "the comparison was not the server's")
+    shot(driver, "versions")
+
+    # Version 2 restored, after a confirmation, as version 4 by the admin.
+    driver.execute_script("window.confirm = () => true")
+    find(driver, "#versions tr[data-version='2'] button.restore-version").click()
+    wait(driver, lambda d: "Restored: version 4" in d.find_element(By.ID, "edit-message").text, "the restore was not made")
+    status, _, stored = http("GET", f"/1/{APP}/jobs/i/sofa")
+    check(stored == {"room": "lounge", "notes": "two seats, grey"}, f"the server holds {stored}")
+    wait(driver, lambda d: find(d, "#versions tr[data-version='4']") and "restored from version 2" in find(d, "#versions tr[data-version='4']").text,
+         "the history does not show the restore")
+    check("admin" in find(driver, "#versions tr[data-version='4'] td.author").text, "the restore is not the admin's")
+    shot(driver, "restored")
+
+    # The bucket restored to the moment: a dry run first, then the restore.
+    go(driver, "#/buckets")
+    opener = wait(driver, lambda d: find(d, "tr[data-bucket=jobs] button.restore-bucket"), "the bucket offers no restore")
+    opener.click()
+    field = wait(driver, lambda d: find(d, "input.restore-moment"), "no moment to choose")
+    driver.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))",
+                          field, time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(moment)))
+    check(not find(driver, "button.restore-go").is_enabled(), "the restore is offered before a dry run")
+    find(driver, "button.restore-dry-run").click()
+    wait(driver, lambda d: "2 objects would change (1 put back, 1 made since and removed); 1 removed since stay removed: lamp"
+         in find(d, ".restore-result").text, "the dry run does not say what would change")
+    status, _, table = http("GET", f"/1/{APP}/jobs/i/table")
+    check(table == {"room": "?"}, "the dry run changed something")
+    shot(driver, "bucket-dry-run")
+    find(driver, "button.restore-go").click()
+    wait(driver, lambda d: "2 objects changed" in find(d, ".restore-result").text, "the bucket was not restored")
+    check(http("GET", f"/1/{APP}/jobs/i/table")[2] == {"room": "kitchen"}, "table was not put back")
+    check(http("GET", f"/1/{APP}/jobs/i/chair")[0] == 404, "chair, made after the moment, was not removed")
+    check(http("GET", f"/1/{APP}/jobs/i/lamp")[0] == 404, "lamp came back")
+    shot(driver, "bucket-restored")
+
+
 def scenario_tail(driver):
     check(http("POST", f"/1/{APP}/__options__/i/events", {"shared": True})[0] == 200, "could not share bucket events")
     sign_in(driver)

@@ -1,9 +1,11 @@
 // Objects of one bucket (one owner's): paged by key, searchable by key prefix, live through a
-// streaming channel. An object shows its JSON, its history (any two versions compared as a
-// jsondiff and as highlighted text), and is edited or deleted as a change with its own ccid.
+// streaming channel. An object shows its JSON and its history (each version with who made it
+// and when; any two compared by the server as a jsondiff and as text per string, and as
+// highlighted lines; any one restored, after a confirmation, as a new change), and is edited
+// or deleted as a change with its own ccid.
 import * as api from "../api.js";
 import { openChannel, startFromNow } from "../socket.js";
-import { fill, h } from "../dom.js";
+import { fill, h, when } from "../dom.js";
 import { lineDiff, objectDiff, pretty } from "../jsondiff.js";
 import { address, bucketChooser } from "./choose.js";
 
@@ -114,7 +116,7 @@ export async function show(main, params) {
       editor,
       h("div", { class: "row" }, save, remove),
       message,
-      await history(key));
+      await history(key, version));
   }
 
   async function send(change, message) {
@@ -125,62 +127,111 @@ export async function show(main, params) {
   }
 
   /** The object's retained versions, a page of 20 at a time from the newest (one request per page,
-   * __admin__/versions), any two compared as a jsondiff and as highlighted text. */
-  async function history(key) {
-    const section = h("section", {}, h("h4", {}, "History"));
-    const versions = []; // [number, data], oldest first
+   * __admin__/versions), each with who made it and when; any two compared by the server (…/compare:
+   * the jsondiff, and each string that differs as text) and as highlighted lines of the whole object;
+   * any one restored after a confirmation (…/restore), a new change every device receives. */
+  async function history(key, current) {
+    const section = h("section", { id: "history" }, h("h4", {}, "History"));
+    const versions = []; // as the server sends them, newest first
     let before = null;
+    const rows = h("tbody");
     const older = h("button", { type: "button", class: "quiet", id: "older-versions" }, "Older versions");
     const pickers = h("div", { class: "row" });
-    const output = h("div");
+    const output = h("div", { id: "comparison" });
     const count = h("p", { class: "muted" });
 
     async function loadPage() {
       const query = new URLSearchParams({ owner, limit: "20" });
       if (before) query.set("before", before);
       const page = await api.get(`__admin__/versions/${encodeURIComponent(bucket)}/${encodeURIComponent(key)}?${query}`);
-      versions.unshift(...page.versions.map((entry) => [entry.v, entry.data]).reverse());
+      versions.push(...page.versions);
+      rows.append(...page.versions.map(versionRow));
       before = page.before ?? null;
       older.hidden = !before;
     }
 
-    function draw(fromIndex, toIndex) {
-      count.textContent = `${versions.length} version${versions.length === 1 ? "" : "s"} shown` + (before ? `; older ones are retained` : "");
-      if (versions.length < 2) {
+    function versionRow(entry) {
+      const restore = entry.removed || entry.v === current ? "" :
+        h("button", { type: "button", class: "quiet restore-version", onclick: () => restoreTo(entry.v) }, "Restore");
+      const note = entry.removed ? "removed"
+        : entry.restoredFrom === 0 ? "restore (removed: made after the moment)"
+        : entry.restoredFrom !== undefined ? `restored from version ${entry.restoredFrom}` : "";
+      return h("tr", { "data-version": entry.v },
+        h("td", {}, entry.v),
+        h("td", { title: new Date(entry.committedAt).toISOString() }, when(entry.committedAt)),
+        h("td", { class: "author" }, authorLabel(entry.author)),
+        h("td", { class: "mono" }, entry.author.client),
+        h("td", {}, note),
+        h("td", {}, restore));
+    }
+
+    async function restoreTo(version) {
+      if (!confirm(`Restore ${key} to version ${version}? Its data becomes a new version, which every device receives.`)) return;
+      const ccid = api.newChangeID();
+      sent.add(ccid);
+      fill(message, h("span", { class: "muted" }, "Restoring…"));
+      try {
+        const query = new URLSearchParams({ clientid: channel.clientID, ccid });
+        const answer = await api.post(path(`i/${encodeURIComponent(key)}/restore?${query}`), { version }, { user });
+        fill(message, h("span", { class: "ok" }, answer.changed
+          ? `Restored: version ${answer.version} holds the data of version ${version}.`
+          : `Nothing to restore: the object holds the data of version ${version} already.`));
+      } catch (error) {
+        fill(message, h("span", { class: "error" }, `The server refused the restore (${error.status}): ${error.message}`));
+      }
+    }
+
+    function draw(from, to) {
+      count.textContent = `${versions.length} version${versions.length === 1 ? "" : "s"} shown` + (before ? "; older ones are retained" : "");
+      const comparable = versions.filter((entry) => !entry.removed);
+      if (comparable.length < 2) {
         fill(pickers);
-        fill(output, h("p", { class: "muted" }, versions.length ? "Only one version is retained." : "No earlier versions are retained."));
+        fill(output, h("p", { class: "muted" }, comparable.length ? "Only one version with data is retained." : "No earlier versions are retained."));
         return;
       }
-      const pick = (label, index) => h("select", { "aria-label": label },
-        versions.map(([number], position) => h("option", { value: position, selected: position === index }, `version ${number}`)));
-      const from = pick("Compare from version", fromIndex);
-      const to = pick("Compare to version", toIndex);
-      const compare = () => {
-        const a = versions[Number(from.value)][1];
-        const b = versions[Number(to.value)][1];
-        fill(output,
-          h("h5", {}, "jsondiff"),
-          h("pre", { class: "jsondiff" }, JSON.stringify(objectDiff(a, b), null, 2)),
-          h("h5", {}, "As text"),
-          h("pre", { class: "textdiff" }, lineDiff(pretty(a), pretty(b)).map(([kind, text]) =>
-            h("span", { class: `diff-line${kind === "+" ? " diff-add" : kind === "-" ? " diff-del" : ""}` }, `${kind} ${text}`))));
-      };
-      from.addEventListener("change", compare);
-      to.addEventListener("change", compare);
-      fill(pickers, from, "→", to);
+      const pick = (label, chosen) => h("select", { "aria-label": label },
+        comparable.map((entry) => h("option", { value: entry.v, selected: entry.v === chosen },
+          `version ${entry.v} · ${when(entry.committedAt)} · ${authorLabel(entry.author)}`)));
+      const fromPicker = pick("Compare from version", from ?? comparable[1].v);
+      const toPicker = pick("Compare to version", to ?? comparable[0].v);
+      const compare = () => showComparison(Number(fromPicker.value), Number(toPicker.value));
+      fromPicker.addEventListener("change", compare);
+      toPicker.addEventListener("change", compare);
+      fill(pickers, fromPicker, "→", toPicker);
       compare();
     }
 
+    async function showComparison(from, to) {
+      const data = (version) => versions.find((entry) => entry.v === version)?.data ?? {};
+      let compared;
+      try {
+        compared = await api.get(path(`i/${encodeURIComponent(key)}/compare?from=${from}&to=${to}`), { user });
+      } catch (error) {
+        return fill(output, h("p", { class: "error" }, error.message));
+      }
+      const strings = Object.entries(compared.text).sort(([a], [b]) => a.localeCompare(b));
+      fill(output,
+        h("h5", {}, "jsondiff"),
+        h("pre", { class: "jsondiff" }, JSON.stringify(compared.diff, null, 2)),
+        h("h5", {}, "Strings, as text"),
+        strings.length ? strings.map(([place, runs]) => h("div", { class: "string-diff", "data-member": place },
+          h("b", { class: "mono" }, place),
+          h("pre", { class: "stringdiff" }, runs.map(([kind, text]) =>
+            h("span", { class: kind === "+" ? "diff-add" : kind === "-" ? "diff-del" : "" }, text)))))
+          : h("p", { class: "muted" }, "No string differs."),
+        h("h5", {}, "The whole object, as lines"),
+        h("pre", { class: "textdiff" }, lineDiff(pretty(data(from)), pretty(data(to))).map(([kind, text]) =>
+          h("span", { class: `diff-line${kind === "+" ? " diff-add" : kind === "-" ? " diff-del" : ""}` }, `${kind} ${text}`))));
+    }
+
     older.addEventListener("click", async () => {
-      const added = versions.length;
+      const [from, to] = [...pickers.querySelectorAll("select")].map((select) => Number(select.value));
       try {
         await loadPage();
       } catch (error) {
         return fill(output, h("p", { class: "error" }, error.message));
       }
-      // The comparison stays on the versions it was on; they moved down by the page just added.
-      const [from, to] = [...pickers.querySelectorAll("select")].map((select) => Number(select.value) + versions.length - added);
-      draw(from ?? versions.length - 2, to ?? versions.length - 1);
+      draw(from, to);
     });
     try {
       await loadPage();
@@ -188,8 +239,11 @@ export async function show(main, params) {
       section.append(h("p", { class: "error" }, error.message));
       return section;
     }
-    draw(versions.length - 2, versions.length - 1);
-    section.append(count, pickers, older, output);
+    section.append(
+      h("div", { class: "table-wrap" }, h("table", { id: "versions" },
+        h("thead", {}, h("tr", {}, ["Version", "Committed", "Author", "Client", "", ""].map((title) => h("th", {}, title)))), rows)),
+      older, count, pickers, output);
+    draw();
     return section;
   }
 
@@ -227,4 +281,10 @@ export async function show(main, params) {
   await load(true);
   const wanted = params.get("key");
   if (wanted) await select(wanted);
+}
+
+/** Who made a version, as the history lists it: a user's email (or id), the admin, the server, or unknown. */
+function authorLabel(author) {
+  if (author.kind === "user") return author.email ?? `user ${author.user}`;
+  return { admin: "admin", server: "server", unknown: "unknown" }[author.kind] ?? author.kind;
 }
