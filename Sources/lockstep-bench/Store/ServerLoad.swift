@@ -31,8 +31,10 @@ enum ServerLoad {
     ///   - history: changes sent through the server, untimed, before the measured ones, so that
     ///     the buckets hold a history (costs that grow with it show only then).
     ///   - wrapper: a command the server runs under (a profiler), or none.
+    ///   - binary: the `lockstep` whose server is measured (another build, to compare).
     static func measure(
-        _ fresh: StoreFactory.Fresh, connections: Int, changes: Int, framesPerWrite: Int, history: Int = 0, wrapper: [String] = []
+        _ fresh: StoreFactory.Fresh, connections: Int, changes: Int, framesPerWrite: Int, history: Int = 0, wrapper: [String] = [],
+        binary: String = LockstepBinary.path
     ) async throws -> Result {
         var logger = Logger(label: "lockstep-bench")
         logger.logLevel = .error
@@ -44,7 +46,7 @@ enum ServerLoad {
         let port = try BenchProcesses.freePort()
         let serve = ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "error",
             "--http-requests-per-second", "0", "--messages-per-second", "0", "--changes-per-second", "0", "--max-connections-per-address", "0"] + fresh.serveArguments
-        let lockstep = LockstepBinary.path
+        let lockstep = binary
         let server = try wrapper.first.map { command in
             try ChildProcess.spawn("/usr/bin/env", arguments: [command] + wrapper.dropFirst() + [lockstep] + serve, output: .errorsOnly)
         } ?? ChildProcess.spawn(lockstep, arguments: serve, output: .errorsOnly)

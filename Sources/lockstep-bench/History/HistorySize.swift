@@ -8,9 +8,9 @@ import LockstepServer
 import PostgresNIO
 
 /// What keeping history costs: a 4 KB note edited thousands of times by small edits.
-struct BenchHistory: AsyncParsableCommand {
+struct HistorySize: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "history",
+        commandName: "size",
         abstract: "Bytes on disk for an object's history, the time to read an old version, the time to rebase a change 1,000 versions old.",
         discussion: """
             Writes one note of about 4 KB and edits it --edits times by small text edits, through the \
