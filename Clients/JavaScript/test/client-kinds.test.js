@@ -14,7 +14,8 @@ import { promisify } from "node:util";
 import { Lockstep, LockstepError, serialize } from "../src/lockstep.js";
 import { Random } from "./support/generate.js";
 import { lockstepBinary } from "./support/paths.js";
-import { startServer, eventually } from "./support/server.js";
+import { assertEachAppendedOnce, serverObjectsOnceClientsHoldThem } from "./support/convergence.js";
+import { startServer } from "./support/server.js";
 
 const run = promisify(execFile);
 
@@ -122,30 +123,16 @@ for (let round = 0; round < runs; round++) {
     for (const client of clients) await client.sync.waitUntilIdle({ timeoutMs: 30_000 });
     // The Swift SDK sent its last edits; once more, to receive everyone's.
     await swift("sync", "--once", "--timeout", "60");
-    const onServer = async () => {
-      const page = await server.request("GET", "rooms/index?data=1&limit=1000", undefined, token);
-      return Object.fromEntries(page.json.index.map((entry) => [entry.id, entry.d]));
-    };
-    await eventually(async () => {
-      const held = serialize(await onServer());
-      return buckets.every((bucket) => serialize(Object.fromEntries(bucket.list().map((entry) => [entry.key, entry.object]))) === held)
-        && clients.every((client) => client.outbox.pending.length === 0);
-    }, `every lockstep.js client holds what the server holds (seed ${seed})`, 20_000);
-    const final = await onServer();
+    const final = await serverObjectsOnceClientsHoldThem({
+      server, token, bucket: "rooms", buckets, clients, message: `every lockstep.js client holds what the server holds (seed ${seed})`,
+    });
     // The Swift SDK's objects, as its serializer writes them: the same bytes as the server's.
     const listed = String(await swift("list", "rooms")).trim().split("\n").filter((line) => line.length > 0);
     const swiftObjects = new Map(listed.map((line) => [line.slice(0, line.indexOf("\t")), line.slice(line.indexOf("\t") + 1)]));
     assert.deepEqual(Array.from(swiftObjects.keys()).sort(), Object.keys(final).sort(), `the Swift SDK's keys (seed ${seed})`);
     for (const [key, bytes] of swiftObjects) assert.equal(bytes, serialize(final[key]), `the Swift SDK's ${key} (seed ${seed})`);
     assert.match(String(await swift("status")), /^0 pending$/m, `the Swift SDK sent everything (seed ${seed})`);
-    for (const [key, tokens] of appended) {
-      const text = final[key]?.text;
-      if (typeof text !== "string") continue; // The object was removed.
-      for (const token of tokens) {
-        const count = text.split(token).length - 1;
-        assert.equal(count, 1, `${key}: "${token}" is in ${JSON.stringify(text)} ${count} times (seed ${seed})`);
-      }
-    }
+    assertEachAppendedOnce(appended, final, seed);
     for (const client of clients) await client.close();
     await rm(directory, { recursive: true, force: true });
   });

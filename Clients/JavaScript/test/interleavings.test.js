@@ -4,10 +4,10 @@
 // sometimes skewed. Afterwards every client holds what the server holds, byte for byte, and
 // every text appended to an object that survives is in it, once. LOCKSTEP_SEED replays a run.
 import { test, before, after } from "node:test";
-import assert from "node:assert/strict";
-import { Lockstep, LockstepError, serialize } from "../src/lockstep.js";
+import { Lockstep, LockstepError } from "../src/lockstep.js";
 import { Random } from "./support/generate.js";
-import { startServer, eventually } from "./support/server.js";
+import { assertEachAppendedOnce, serverObjectsOnceClientsHoldThem } from "./support/convergence.js";
+import { startServer } from "./support/server.js";
 
 let server;
 before(async () => {
@@ -75,24 +75,10 @@ for (let run = 0; run < runs; run++) {
 
     for (const client of clients) client.sync.start();
     for (const client of clients) await client.sync.waitUntilIdle({ timeoutMs: 30_000 });
-    const onServer = async () => {
-      const page = await server.request("GET", "rooms/index?data=1&limit=1000", undefined, token);
-      return Object.fromEntries(page.json.index.map((entry) => [entry.id, entry.d]));
-    };
-    await eventually(async () => {
-      const server = serialize(await onServer());
-      return buckets.every((bucket) => serialize(Object.fromEntries(bucket.list().map((entry) => [entry.key, entry.object]))) === server)
-        && clients.every((client) => client.outbox.pending.length === 0);
-    }, `every client holds what the server holds (seed ${seed})`, 20_000);
-    const final = await onServer();
-    for (const [key, tokens] of appended) {
-      const text = final[key]?.text;
-      if (typeof text !== "string") continue; // The object was removed.
-      for (const token of tokens) {
-        const count = text.split(token).length - 1;
-        assert.equal(count, 1, `${key}: "${token}" is in ${JSON.stringify(text)} ${count} times (seed ${seed})`);
-      }
-    }
+    const final = await serverObjectsOnceClientsHoldThem({
+      server, token, bucket: "rooms", buckets, clients, message: `every client holds what the server holds (seed ${seed})`,
+    });
+    assertEachAppendedOnce(appended, final, seed);
     for (const client of clients) await client.close();
   });
 }
